@@ -1,0 +1,57 @@
+// argmax: the (value, index) pair with the largest value; equal values go to the lower index, so the answer
+// is the first position of the maximum whatever order the pairs were combined in (commutative, exact).
+// Identity: (-inf, largest index) - it loses to every pair, ties included. The inputs are (x_i, i) pairs with
+// values drawn from 0..999 so that ties really happen. Over float the pair is 8 bytes (fits one 64-bit word).
+#pragma once
+
+#include "reducelab/functor.hpp"
+
+#include <string>
+
+namespace reducelab::functors {
+
+template <class ValueT, class IndexT>
+struct alignas(sizeof(ValueT) + sizeof(IndexT) <= 16 ? sizeof(ValueT) + sizeof(IndexT) : 16) value_index {
+  ValueT value;
+  IndexT index;
+  static constexpr const char* type_name = sizeof(ValueT) == 4 ? "float_idx32" : "double_idx64";
+  __host__ __device__ bool operator==(const value_index& o) const { return value == o.value && index == o.index; }
+  std::string to_string() const { return "(" + value_to_string(value) + ", " + std::to_string(index) + ")"; }
+};
+
+using float_idx32 = value_index<float, std::uint32_t>;
+using double_idx64 = value_index<double, std::uint64_t>;
+
+struct argmax {
+  static constexpr const char* summary = "(value, index) of the maximum, first index on ties (example)";
+  static constexpr bool commutative = true;
+  static constexpr bool rounding_free = true;
+  using value_types = type_list<float_idx32, double_idx64>;
+
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    using V = decltype(T::value);
+    using I = decltype(T::index);
+    return T{-cuda::std::numeric_limits<V>::infinity(), cuda::std::numeric_limits<I>::max()};
+  }
+
+  template <class T>
+  __host__ __device__ T operator()(const T& a, const T& b) const {
+    if (a.value != b.value) return a.value < b.value ? b : a;
+    return b.index < a.index ? b : a;
+  }
+
+  template <class T, class RngT>
+  static T random_input(RngT& rng, std::size_t index) {
+    using V = decltype(T::value);
+    using I = decltype(T::index);
+    return T{static_cast<V>(rng() % 1000), static_cast<I>(index)};
+  }
+
+  template <class T>
+  static T constant_input() {
+    return T{1, 0};
+  }
+};
+
+}  // namespace reducelab::functors

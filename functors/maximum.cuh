@@ -1,0 +1,33 @@
+// maximum: the larger of a and b. Wraps cuda::maximum. Identity -inf for floating point (lowest() would not
+// be an identity for -inf inputs), lowest() for integers. Exact: no rounding. Floating-point NaN handling is
+// that of cuda::maximum, `(a < b) ? b : a`, which is neither commutative nor associative for NaN, so NaN
+// inputs are outside its domain.
+#pragma once
+
+#include "reducelab/functor.hpp"
+
+namespace reducelab::functors {
+
+struct maximum {
+  static constexpr const char* summary = "max(a, b) (exact; NaN inputs undefined)";
+  static constexpr bool commutative = true;
+  static constexpr bool rounding_free = true;
+  static constexpr builtin_op builtin = builtin_op::maximum;
+  using value_types = type_list<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;
+
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    if constexpr (std::is_floating_point_v<T>) {
+      return -cuda::std::numeric_limits<T>::infinity();
+    } else {
+      return cuda::std::numeric_limits<T>::lowest();
+    }
+  }
+
+  template <class T>
+  __host__ __device__ T operator()(const T& a, const T& b) const {
+    return cuda::maximum<>{}(a, b);
+  }
+};
+
+}  // namespace reducelab::functors

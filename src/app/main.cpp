@@ -1,0 +1,22 @@
+// reducelab: the command-line tool. All the work is in the library (src/reducelab/cli/commands.cpp).
+#include "reducelab/cli/commands.hpp"
+#include "reducelab/core/error.hpp"
+
+#include <exception>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  try {
+    const auto options = reducelab::cli::parse_options(argc, argv);
+    return reducelab::cli::run_command(options, std::cout);
+  } catch (const reducelab::usage_error& e) {
+    std::cerr << "reducelab: error: " << e.what() << "\n";
+    return 2;
+  } catch (const reducelab::cuda_error& e) {
+    std::cerr << "reducelab: CUDA error: " << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "reducelab: error: " << e.what() << "\n";
+    return 4;
+  }
+}

@@ -1,0 +1,36 @@
+// The `reducelab` commands, behind one entry point so the CLI binary is a thin main() and the commands can
+// be exercised from tests. Output goes to `out`; errors throw usage_error (exit 2) or cuda_error (exit 3).
+#pragma once
+
+#include "reducelab/cli/options.hpp"
+#include "reducelab/registry/registry.hpp"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace reducelab::cli {
+
+/// A (functor, value type) pair picked by --ops/--types.
+struct selected_case {
+  const functor_entry* functor;
+  const value_case* value;
+};
+
+/// The pairs selected by the filters, in registry order. Unknown names are a usage_error naming them;
+/// a filter that matches nothing is one too.
+std::vector<selected_case> select_cases(const registry& reg, const options& o);
+
+/// Check --variants against the registry's backend names (usage_error naming an unknown one).
+void validate_backends(const registry& reg, const options& o);
+
+/// Throw a usage-style error if no GPU is usable; `command` is named in the message.
+void require_gpu(const std::string& command);
+
+int run_list(const registry& reg, const options& o, std::ostream& out);
+int run_check(const registry& reg, const options& o, std::ostream& out);
+
+/// Dispatch on o.command. Returns the process exit code.
+int run_command(const options& o, std::ostream& out);
+
+}  // namespace reducelab::cli

@@ -1,0 +1,46 @@
+// Command-line parsing for the `reducelab` tool. Pure host code with no registry or GPU dependency, so it
+// is unit-tested on any machine; name checks against the registry happen in commands.cu.
+#pragma once
+
+#include "reducelab/host/inputs.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace reducelab::cli {
+
+struct options {
+  std::string command;  // list, check, compare, report, diff, help
+  bool json = false;
+  bool verbose = false;
+  std::vector<std::string> ops;       // functor names; empty: all
+  std::vector<std::string> types;     // value type names; empty: all
+  std::vector<std::string> variants;  // backend names; empty: all
+  std::vector<std::size_t> sizes;     // empty: the command's default
+  std::vector<input_kind> inputs;     // empty: the command's default
+  std::vector<std::size_t> offsets;   // empty: {0}
+  std::uint64_t seed = 20261122;
+  std::string mode = "cold";          // compare: cold, hot or both
+  std::string out_dir;                // compare: where JSON, CSV and the report go
+  std::vector<std::string> positional;
+};
+
+/// Parse argv (argv[0] is the program). Throws usage_error with a one-line message naming the problem.
+options parse_options(int argc, const char* const* argv);
+
+/// Parse one size expression: 1000, 2^20, 2^20+7, 2^16-1, 1e6.
+std::size_t parse_size(const std::string& text);
+
+/// Parse a comma-separated list of sizes and ranges; a range is start:stop[:factor] (factor 2 by default),
+/// geometric, stop included: 2^10:2^28:4 is 2^10, 2^12, ..., 2^28.
+std::vector<std::size_t> parse_size_list(const std::string& text);
+
+/// Split "a,b,c" (empty items are an error).
+std::vector<std::string> split_list(const std::string& text, const std::string& option);
+
+/// The help text.
+std::string usage();
+
+}  // namespace reducelab::cli

@@ -1,0 +1,128 @@
+// Host-side input generation. The input domain belongs to the functor (a product of random floats over- or
+// underflows, logical operators want 0/1), so a functor may supply random_input/constant_input; otherwise the
+// defaults here apply. Inputs are never all zeros: that would hide unwritten outputs and wrong indexing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace reducelab {
+
+enum class input_kind { random, constant, adversarial };
+
+inline const char* to_string(input_kind k) {
+  switch (k) {
+    case input_kind::random: return "random";
+    case input_kind::constant: return "constant";
+    case input_kind::adversarial: return "adversarial";
+  }
+  return "?";
+}
+
+using input_rng = std::mt19937_64;
+
+namespace detail {
+template <class OpT, class T, class = void>
+struct has_random_input : std::false_type {};
+template <class OpT, class T>
+struct has_random_input<OpT, T, std::void_t<decltype(OpT::template random_input<T>(std::declval<input_rng&>(), std::size_t{}))>>
+    : std::true_type {};
+template <class OpT, class T, class = void>
+struct has_constant_input : std::false_type {};
+template <class OpT, class T>
+struct has_constant_input<OpT, T, std::void_t<decltype(OpT::template constant_input<T>())>> : std::true_type {};
+template <class OpT, class T, class = void>
+struct has_adversarial_input : std::false_type {};
+template <class OpT, class T>
+struct has_adversarial_input<OpT, T,
+                             std::void_t<decltype(OpT::template adversarial_input<T>(std::declval<input_rng&>(),
+                                                                                     std::size_t{}, std::size_t{}))>>
+    : std::true_type {};
+}  // namespace detail
+
+/// Default random value: integers over their whole range, bool 50/50, floats uniform in [-1, 1).
+template <class T>
+T default_random_input(input_rng& rng) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return (rng() & 1) != 0;
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(rng());
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(std::uniform_real_distribution<double>(-1.0, 1.0)(rng));
+  } else {
+    static_assert(sizeof(T) == 0, "reducelab: a struct value type needs the functor's random_input<T>(rng, index)");
+  }
+}
+
+template <class OpT, class T>
+T random_input(input_rng& rng, std::size_t index) {
+  if constexpr (detail::has_random_input<OpT, T>::value) {
+    return OpT::template random_input<T>(rng, index);
+  } else {
+    return default_random_input<T>(rng);
+  }
+}
+
+template <class OpT, class T>
+T constant_input() {
+  if constexpr (detail::has_constant_input<OpT, T>::value) {
+    return OpT::template constant_input<T>();
+  } else {
+    return T(1);
+  }
+}
+
+template <class OpT, class T>
+constexpr bool has_adversarial_input_v = detail::has_adversarial_input<OpT, T>::value;
+
+/// A plain host array (std::vector<bool> has no data(), and inputs must be contiguous values of T).
+template <class T>
+class host_array {
+ public:
+  explicit host_array(std::size_t n) : data_(new T[n > 0 ? n : 1]), size_(n) {}
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+  T* begin() { return data(); }
+  T* end() { return data() + size_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::size_t size_;
+};
+
+/// n values of the given kind, reproducible from the seed. Adversarial inputs come from the functor
+/// (`adversarial_input<T>(rng, index, n)`); a functor without them gets random inputs.
+template <class OpT, class T>
+host_array<T> make_inputs(input_kind kind, std::size_t n, std::uint64_t seed) {
+  host_array<T> v(n);
+  input_rng rng(seed);
+  switch (kind) {
+    case input_kind::constant: {
+      const T c = constant_input<OpT, T>();
+      for (auto& x : v) x = c;
+      break;
+    }
+    case input_kind::adversarial:
+      if constexpr (has_adversarial_input_v<OpT, T>) {
+        for (std::size_t i = 0; i < n; ++i) v[i] = OpT::template adversarial_input<T>(rng, i, n);
+        break;
+      }
+      [[fallthrough]];
+    case input_kind::random:
+      for (std::size_t i = 0; i < n; ++i) v[i] = random_input<OpT, T>(rng, i);
+      break;
+  }
+  return v;
+}
+
+}  // namespace reducelab

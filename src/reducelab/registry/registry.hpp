@@ -1,0 +1,97 @@
+// The run-time view of everything compiled in: each functor (from functors/), each of its value types, and
+// each backend (custom variant or library baseline) with whether it can serve that pair and why not.
+// Templates are instantiated once, in generated translation units (one per functor and slot, see
+// CMakeLists.txt); the CLI, the tests and the comparisons only talk to this interface.
+#pragma once
+
+#include "reducelab/host/accuracy.hpp"
+#include "reducelab/host/inputs.hpp"
+#include "reducelab/host/law_report.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace reducelab {
+
+enum class backend_family { custom, thrust, cub };
+const char* to_string(backend_family f);
+
+struct backend_descriptor {
+  std::string name;
+  std::string summary;
+  backend_family family = backend_family::custom;
+  int ladder_step = 0;
+  std::string refusal;  // empty: it serves this (functor, type)
+  bool preserves_order = false;
+  bool deterministic = true;
+  bool applicable() const { return refusal.empty(); }
+};
+
+struct check_request {
+  std::size_t n = 0;
+  input_kind kind = input_kind::random;
+  std::uint64_t seed = 1;
+  std::size_t offset = 0;             // the range starts this many elements into the device_vector
+  std::vector<std::string> backends;  // empty: all of them
+  int repeats = 1;                    // > 1: also require bitwise-identical results from deterministic backends
+};
+
+enum class check_status { pass, fail, refused, error };
+const char* to_string(check_status s);
+
+struct check_row {
+  std::string backend;
+  check_status status = check_status::error;
+  verdict result;       // for pass / fail
+  std::string message;  // refusal reason, error text, or what failed
+};
+
+/// One (functor, value type) pair.
+class value_case {
+ public:
+  virtual ~value_case() = default;
+  virtual std::string type_name() const = 0;
+  virtual std::size_t value_bytes() const = 0;
+  virtual std::string identity() const = 0;
+  virtual bool exact() const = 0;
+  virtual law_report check_laws(std::uint64_t seed, std::size_t samples) const = 0;
+  virtual std::vector<backend_descriptor> backends() const = 0;
+  /// Validate the requested backends on one input (needs a GPU).
+  virtual std::vector<check_row> check_on_gpu(const check_request& request) const = 0;
+  std::size_t type_index = 0;  // position in the functor's value_types, for a stable order
+};
+
+struct functor_entry {
+  std::string name;
+  std::string summary;
+  bool commutative = false;
+  std::vector<std::unique_ptr<value_case>> cases;
+  const value_case* find(std::string_view type_name) const;
+};
+
+class registry {
+ public:
+  const std::vector<functor_entry>& functors() const { return functors_; }
+  const functor_entry* find(std::string_view functor_name) const;
+  /// Every backend name, custom variants in ladder order, then the baselines.
+  std::vector<std::string> backend_names() const;
+  /// Every value type name that some functor is registered for, in first-seen order.
+  std::vector<std::string> type_names() const;
+
+  // Used by the generated registration code.
+  functor_entry& functor(const std::string& name, const std::string& summary, bool commutative);
+  void add(const std::string& functor_name, std::unique_ptr<value_case> c);
+  void finish();  // sort functors and cases into a stable order
+
+ private:
+  std::vector<functor_entry> functors_;
+};
+
+/// The registry of everything compiled in, built on first use.
+const registry& the_registry();
+
+}  // namespace reducelab

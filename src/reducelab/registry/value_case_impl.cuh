@@ -1,0 +1,173 @@
+// The one place where a (functor, value type) pair meets every backend: instantiated by the generated
+// registration units, so the templates behind the CLI, the tests and the comparisons compile once.
+#pragma once
+
+#include "comparisons/baselines.cuh"
+#include "reducelab/core/device_buffer.hpp"
+#include "reducelab/core/type_list.hpp"
+#include "reducelab/core/value_traits.hpp"
+#include "reducelab/reduce.cuh"
+#include "reducelab/registry/registry.hpp"
+#include "reducelab/variants/all_variants.cuh"
+
+#include <thrust/device_vector.h>
+
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace reducelab {
+
+namespace detail {
+
+template <class... Ts, class... Us>
+type_list<Ts..., Us...> concat(type_list<Ts...>, type_list<Us...>);
+
+using all_backends = decltype(concat(all_variants{},
+                                     type_list<baselines::thrust_reduce, baselines::cub_reduce>{}));
+
+template <class B, class = void>
+struct family_of {
+  static constexpr backend_family value = backend_family::custom;
+};
+template <class B>
+struct family_of<B, std::void_t<decltype(B::library)>> {
+  static constexpr backend_family value =
+      B::library == baselines::family::thrust ? backend_family::thrust : backend_family::cub;
+};
+
+template <class B, class OpT, class T, class = void>
+struct has_combine_depth : std::false_type {};
+template <class B, class OpT, class T>
+struct has_combine_depth<B, OpT, T, std::void_t<decltype(B::template combine_depth<OpT, T>(std::size_t{}))>>
+    : std::true_type {};
+
+template <class T>
+bool bitwise_equal(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+}  // namespace detail
+
+template <class OpT, class T>
+class value_case_impl final : public value_case {
+ public:
+  std::string type_name() const override { return value_name_v<T>; }
+  std::size_t value_bytes() const override { return sizeof(T); }
+  std::string identity() const override { return value_to_string(identity_of<OpT, T>()); }
+  bool exact() const override { return is_exact_v<OpT, T>; }
+
+  law_report check_laws(std::uint64_t seed, std::size_t samples) const override {
+    return check_monoid_laws<OpT, T>(seed, samples);
+  }
+
+  std::vector<backend_descriptor> backends() const override {
+    std::vector<backend_descriptor> out;
+    for_each_type(detail::all_backends{}, [&](auto tag) {
+      using B = typename decltype(tag)::type;
+      backend_descriptor d;
+      d.name = B::name;
+      d.summary = B::summary;
+      d.family = detail::family_of<B>::value;
+      d.ladder_step = B::traits.ladder_step;
+      constexpr const char* why = refusal_reason<B, OpT, T>();
+      if constexpr (why != nullptr) d.refusal = why;
+      d.preserves_order = B::traits.preserves_order;
+      d.deterministic = B::traits.deterministic;
+      out.push_back(d);
+    });
+    return out;
+  }
+
+  std::vector<check_row> check_on_gpu(const check_request& r) const override {
+    const host_array<T> host = make_inputs<OpT, T>(r.kind, r.n + r.offset, r.seed);
+    const thrust::device_vector<T> data(host.begin(), host.end());
+    const T* in = thrust::raw_pointer_cast(data.data()) + r.offset;
+    const T* host_in = host.data() + r.offset;
+    device_buffer out(sizeof(T));
+    stream_owner stream;
+    std::vector<check_row> rows;
+    for_each_type(detail::all_backends{}, [&](auto tag) {
+      using B = typename decltype(tag)::type;
+      if (!r.backends.empty() && std::find(r.backends.begin(), r.backends.end(), B::name) == r.backends.end()) return;
+      check_row row;
+      row.backend = B::name;
+      constexpr const char* why = refusal_reason<B, OpT, T>();
+      if constexpr (why != nullptr) {
+        row.status = check_status::refused;
+        row.message = why;
+      } else {
+        try {
+          row = run_and_judge<B>(in, host_in, r, static_cast<T*>(out.data()), stream.get());
+        } catch (const std::exception& e) {
+          row.status = check_status::error;
+          row.message = e.what();
+        }
+      }
+      rows.push_back(std::move(row));
+    });
+    return rows;
+  }
+
+ private:
+  template <class B>
+  static check_row run_and_judge(const T* in, const T* host_in, const check_request& r, T* out, cudaStream_t stream) {
+    check_row row;
+    row.backend = B::name;
+    const std::size_t bytes = workspace_bytes<B, OpT, T>(r.n);
+    device_buffer workspace(bytes);
+    std::size_t depth = std::numeric_limits<std::size_t>::max();
+    if constexpr (detail::has_combine_depth<B, OpT, T>::value) {
+      if (r.n > 0) depth = B::template combine_depth<OpT, T>(r.n);
+    }
+    T first{};
+    for (int rep = 0; rep < std::max(1, r.repeats); ++rep) {
+      CUDA_TRY(cudaMemsetAsync(out, 0xA5, sizeof(T), stream));  // poison: an unwritten result cannot pass
+      reduce<B>(in, r.n, out, workspace.data(), bytes, OpT{}, stream);
+      T got;
+      CUDA_TRY(cudaMemcpyAsync(&got, out, sizeof(T), cudaMemcpyDeviceToHost, stream));
+      CUDA_TRY(cudaStreamSynchronize(stream));
+      if (rep == 0) {
+        first = got;
+        row.result = judge<OpT, T>(host_in, r.n, got, depth);
+        row.status = row.result.ok ? check_status::pass : check_status::fail;
+        if (!row.result.ok) row.message = "got " + row.result.got + ", want " + row.result.want;
+      } else if (B::traits.deterministic && !detail::bitwise_equal(first, got)) {
+        row.status = check_status::fail;
+        row.message = "not deterministic: run 1 gave " + value_to_string(first) + ", run " +
+                      std::to_string(rep + 1) + " gave " + value_to_string(got);
+        break;
+      }
+    }
+    return row;
+  }
+};
+
+namespace detail {
+template <class OpT, int Slot, int Slots, class... Ts, std::size_t... Is>
+void register_slot(registry& reg, const char* name, type_list<Ts...>, std::index_sequence<Is...>) {
+  auto add_one = [&](auto tag, auto index) {
+    using T = typename decltype(tag)::type;
+    if constexpr (decltype(index)::value % Slots == Slot) {  // only this slot's types are instantiated here
+      auto c = std::make_unique<value_case_impl<OpT, T>>();
+      c->type_index = decltype(index)::value;
+      reg.add(name, std::move(c));
+    }
+  };
+  (add_one(type_tag<Ts>{}, std::integral_constant<std::size_t, Is>{}), ...);
+}
+}  // namespace detail
+
+/// Register the value types of OpT whose index in OpT::value_types is congruent to Slot modulo Slots.
+/// The build splits each functor over Slots translation units so a 2-core build stays reasonable.
+template <class OpT, int Slot, int Slots>
+void register_functor(registry& reg, const char* name) {
+  reg.functor(name, OpT::summary, is_commutative_v<OpT>);
+  using types = typename OpT::value_types;
+  detail::register_slot<OpT, Slot, Slots>(reg, name, types{}, std::make_index_sequence<types::size>{});
+}
+
+}  // namespace reducelab

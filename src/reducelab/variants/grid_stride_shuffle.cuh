@@ -1,0 +1,63 @@
+// Variant: grid-stride loop + warp shuffles, two launches (block partials, then one block over them).
+// The foundation kernel: any functor, any trivially copyable type, order kept for non-commutative functors.
+#pragma once
+
+#include "reducelab/core/device_info.hpp"
+#include "reducelab/core/error.hpp"
+#include "reducelab/kernels/grid_stride_shuffle.cuh"
+#include "reducelab/variants/variant.hpp"
+
+#include <algorithm>
+
+namespace reducelab::variants {
+
+struct grid_stride_shuffle {
+  static constexpr const char* name = "grid_stride_shuffle";
+  static constexpr const char* summary =
+      "grid-stride loop, shuffle tree per warp, shared-memory combine of warps, second launch over block results";
+  static constexpr variant_traits traits = {/*ladder_step*/ 0, /*needs_commutative*/ false, /*max_value_bytes*/ 0,
+                                            /*needs_cooperative_launch*/ false, /*power_of_two_block*/ false,
+                                            /*preserves_order*/ true, /*deterministic*/ true};
+  struct policy {
+    static constexpr int block_threads = 256;
+    static constexpr int blocks_per_sm = 8;  // 8 x 256 = 2048 threads: a full Hopper SM, loads in flight
+  };
+
+  template <class OpT, class T>
+  static std::size_t grid_size(std::size_t n) {
+    const std::size_t full = static_cast<std::size_t>(current_device().sm_count) * policy::blocks_per_sm;
+    return std::max<std::size_t>(1, std::min(full, ceil_div<std::size_t>(n, policy::block_threads)));
+  }
+
+  template <class OpT, class T>
+  static std::size_t workspace_bytes(std::size_t n) {
+    const std::size_t grid = grid_size<OpT, T>(n);
+    return grid > 1 ? grid * sizeof(T) : 0;
+  }
+
+  template <class OpT, class T>
+  static std::size_t combine_depth(std::size_t n) {
+    const std::size_t grid = grid_size<OpT, T>(n);
+    const std::size_t per_thread = ceil_div<std::size_t>(n, grid * policy::block_threads);
+    const std::size_t second = ceil_div<std::size_t>(grid, policy::block_threads);
+    return per_thread + tree_depth(policy::block_threads) + second + tree_depth(policy::block_threads);
+  }
+
+  template <class OpT, class T>
+  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
+    constexpr int threads = policy::block_threads;
+    const std::size_t grid = grid_size<OpT, T>(n);
+    if (grid == 1) {
+      kernels::grid_stride_shuffle<threads><<<1, threads, 0, stream>>>(in, n, out, op);
+      CUDA_TRY_LAUNCH();
+      return;
+    }
+    T* partials = static_cast<T*>(workspace);
+    kernels::grid_stride_shuffle<threads><<<static_cast<unsigned>(grid), threads, 0, stream>>>(in, n, partials, op);
+    CUDA_TRY_LAUNCH();
+    kernels::grid_stride_shuffle<threads><<<1, threads, 0, stream>>>(partials, grid, out, op);
+    CUDA_TRY_LAUNCH();
+  }
+};
+
+}  // namespace reducelab::variants

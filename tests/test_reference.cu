@@ -1,0 +1,109 @@
+// CPU: the host reference, the error bounds and the judging of results.
+#include "functors/affine_compose.cuh"
+#include "functors/multiplies.cuh"
+#include "functors/plus.cuh"
+#include "reducelab/host/inputs.hpp"
+#include "reducelab/host/reference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+namespace fn = reducelab::functors;
+using reducelab::judge;
+using reducelab::reduce_in_order;
+
+TEST(Reference, InOrderMatchesStdAccumulate) {
+  const auto x = reducelab::make_inputs<fn::plus, std::int64_t>(reducelab::input_kind::random, 1000, 7);
+  EXPECT_EQ(reduce_in_order<fn::plus>(x.data(), x.size()),
+            std::accumulate(x.begin(), x.end(), std::int64_t{0},
+                            [](std::int64_t a, std::int64_t b) { return fn::plus{}(a, b); }));
+}
+
+TEST(Reference, EmptyRangeIsTheIdentity) {
+  EXPECT_TRUE(std::signbit(reduce_in_order<fn::plus, float>(nullptr, 0)));
+  EXPECT_EQ(reduce_in_order<fn::multiplies, std::int32_t>(nullptr, 0), 1);
+}
+
+TEST(Reference, NonCommutativeOrderIsKept) {
+  const auto x = reducelab::make_inputs<fn::affine_compose, fn::affine32>(reducelab::input_kind::random, 100, 3);
+  const auto want = reduce_in_order<fn::affine_compose>(x.data(), x.size());
+  // Applying the maps one by one to a point gives what the composed map gives.
+  std::uint32_t y = 12345, z = 12345;
+  for (const auto& m : x) y = m.a * y + m.b;
+  z = want.a * z + want.b;
+  EXPECT_EQ(y, z);
+  std::vector<fn::affine32> reversed(x.begin(), x.end());
+  std::reverse(reversed.begin(), reversed.end());
+  EXPECT_FALSE(reduce_in_order<fn::affine_compose>(reversed.data(), reversed.size()) == want);
+  EXPECT_FALSE(judge<fn::affine_compose>(x.data(), x.size(), reduce_in_order<fn::affine_compose>(reversed.data(), reversed.size())).ok);
+  EXPECT_TRUE(judge<fn::affine_compose>(x.data(), x.size(), want).ok);
+}
+
+TEST(ErrorBound, GammaIsTheStandardOne) {
+  const long double u = reducelab::unit_roundoff<float>();
+  EXPECT_EQ(u, std::ldexp(1.0L, -24));
+  EXPECT_NEAR(static_cast<double>(reducelab::gamma_bound(10, u)), static_cast<double>(10 * u / (1 - 10 * u)), 1e-18);
+  EXPECT_TRUE(std::isinf(reducelab::gamma_bound(std::size_t{1} << 25, u)));
+}
+
+TEST(ErrorBound, FloatSumOfAnyOrderIsWithinTheBound) {
+  const auto x = reducelab::make_inputs<fn::plus, float>(reducelab::input_kind::random, 1 << 16, 11);
+  // In order (depth n-1), pairwise (depth log2 n) and reversed: all within their bounds.
+  const float in_order = reduce_in_order<fn::plus>(x.data(), x.size());
+  EXPECT_TRUE(judge<fn::plus>(x.data(), x.size(), in_order).ok);
+  std::vector<float> level(x.begin(), x.end());
+  while (level.size() > 1) {
+    std::vector<float> next;
+    for (std::size_t i = 0; i < level.size(); i += 2) next.push_back(level[i] + (i + 1 < level.size() ? level[i + 1] : -0.0f));
+    level = next;
+  }
+  const auto v = judge<fn::plus>(x.data(), x.size(), level[0], 16);
+  EXPECT_TRUE(v.ok) << v.error << " > " << v.bound;
+  EXPECT_LT(v.bound, 1e-2) << "a depth-16 bound over 2^16 values in [-1,1) is well under 1e-2";
+}
+
+TEST(ErrorBound, AWrongFloatSumIsRejected) {
+  std::vector<float> x(1000, 1.0f);
+  const auto v = judge<fn::plus>(x.data(), x.size(), 999.0f, 10);  // one element dropped
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.want, "1000");
+  const auto nan_result = judge<fn::plus>(x.data(), x.size(), std::nanf(""), 10);
+  EXPECT_FALSE(nan_result.ok);
+}
+
+TEST(ErrorBound, SignOfZeroSums) {
+  std::vector<double> negative_zeros(33, -0.0);
+  EXPECT_TRUE(judge<fn::plus>(negative_zeros.data(), negative_zeros.size(), -0.0).ok);
+  EXPECT_FALSE(judge<fn::plus>(negative_zeros.data(), negative_zeros.size(), 0.0).ok);
+  negative_zeros[5] = 0.0;
+  EXPECT_TRUE(judge<fn::plus>(negative_zeros.data(), negative_zeros.size(), 0.0).ok);
+}
+
+TEST(ErrorBound, NonFiniteInputsFollowIeee) {
+  std::vector<float> x = {1.0f, std::numeric_limits<float>::infinity(), 2.0f};
+  EXPECT_TRUE(judge<fn::plus>(x.data(), x.size(), std::numeric_limits<float>::infinity()).ok);
+  x.push_back(-std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(judge<fn::plus>(x.data(), x.size(), std::nanf("")).ok);
+  EXPECT_FALSE(judge<fn::plus>(x.data(), x.size(), 3.0f).ok);
+}
+
+TEST(ErrorBound, FloatProductStaysInRangeAndWithinTheBound) {
+  const auto x = reducelab::make_inputs<fn::multiplies, double>(reducelab::input_kind::random, 1 << 20, 5);
+  const double p = reduce_in_order<fn::multiplies>(x.data(), x.size());
+  EXPECT_TRUE(std::isnormal(p));
+  EXPECT_TRUE(judge<fn::multiplies>(x.data(), x.size(), p).ok);
+  EXPECT_FALSE(judge<fn::multiplies>(x.data(), x.size(), p * (1 + 1e-9), 20).ok);
+}
+
+TEST(Inputs, NeverAllZerosAndReproducible) {
+  const auto a = reducelab::make_inputs<fn::plus, std::int32_t>(reducelab::input_kind::random, 4096, 1);
+  const auto b = reducelab::make_inputs<fn::plus, std::int32_t>(reducelab::input_kind::random, 4096, 1);
+  EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin()));
+  EXPECT_TRUE(std::any_of(a.begin(), a.end(), [](auto v) { return v != 0; }));
+  const auto c = reducelab::make_inputs<fn::plus, float>(reducelab::input_kind::constant, 10, 1);
+  EXPECT_EQ(c[9], 1.0f);
+}
