@@ -5,6 +5,7 @@
 #include "reducelab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
 
+#include <algorithm>
 #include <iomanip>
 #include <map>
 

@@ -26,6 +26,18 @@ struct abs_max {
     }
   }
 
+  // Hard cases: the extremes of both signs (|lowest()| has no positive counterpart), infinities, zeros.
+  template <class T, class RngT>
+  static T adversarial_input(unsigned, RngT& rng, std::size_t, std::size_t) {
+    if constexpr (std::is_floating_point_v<T>) {
+      using L = std::numeric_limits<T>;
+      const T hard[] = {-L::infinity(), L::infinity(), L::lowest(), L::max(), -T(0), T(0), L::denorm_min()};
+      return pick(rng, hard);
+    } else {
+      return integer_extreme<T>(rng);
+    }
+  }
+
   template <class T>
   __host__ __device__ T operator()(const T& a, const T& b) const {
     const auto ma = magnitude(a), mb = magnitude(b);

@@ -34,6 +34,15 @@ struct affine_compose {
     return T{1, 0};
   }
 
+  // Hard cases: multipliers and offsets at the extremes of the word (wrap-around in every product).
+  template <class T, class RngT>
+  static T adversarial_input(unsigned, RngT& rng, std::size_t, std::size_t) {
+    using U = decltype(T::a);
+    const U big_odd[] = {U(1), static_cast<U>(~U(0)), static_cast<U>((U(1) << (8 * sizeof(U) - 1)) + 1)};
+    const U offsets[] = {U(0), static_cast<U>(~U(0)), U(1)};
+    return T{pick(rng, big_odd), pick(rng, offsets)};
+  }
+
   template <class T>
   __host__ __device__ T operator()(const T& f, const T& g) const {
     return T{static_cast<decltype(T::a)>(g.a * f.a), static_cast<decltype(T::a)>(g.a * f.b + g.b)};

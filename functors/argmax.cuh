@@ -35,6 +35,19 @@ struct argmax {
     return T{-cuda::std::numeric_limits<V>::infinity(), cuda::std::numeric_limits<I>::max()};
   }
 
+  // Hard cases: 0 every value equal (the answer is index 0, decided by ties alone); 1 every value -inf
+  // (ties with the identity's value too).
+  template <class T>
+  static constexpr unsigned adversarial_scenarios() {
+    return 2;
+  }
+  template <class T, class RngT>
+  static T adversarial_input(unsigned scenario, RngT&, std::size_t index, std::size_t) {
+    using V = decltype(T::value);
+    using I = decltype(T::index);
+    return T{scenario == 0 ? V(7) : -cuda::std::numeric_limits<V>::infinity(), static_cast<I>(index)};
+  }
+
   template <class T>
   __host__ __device__ T operator()(const T& a, const T& b) const {
     if (a.value != b.value) return a.value < b.value ? b : a;

@@ -16,6 +16,12 @@ struct bit_xor {
     return T(0);
   }
 
+  // Hard cases: the integer extremes (all ones, the sign bit alone, ...).
+  template <class T, class RngT>
+  static T adversarial_input(unsigned, RngT& rng, std::size_t, std::size_t) {
+    return integer_extreme<T>(rng);
+  }
+
   template <class T>
   __host__ __device__ T operator()(const T& a, const T& b) const {
     return static_cast<T>(cuda::std::bit_xor<>{}(a, b));

@@ -17,6 +17,12 @@ struct logical_and {
     return T(true);
   }
 
+  // Hard case: the identity everywhere but one element in the middle, which alone decides the result.
+  template <class T, class RngT>
+  static T adversarial_input(unsigned, RngT&, std::size_t i, std::size_t n) {
+    return static_cast<T>(i == n / 2 ? !true : true);
+  }
+
   template <class T>
   __host__ __device__ T operator()(const T& a, const T& b) const {
     return static_cast<T>(cuda::std::logical_and<>{}(a, b));

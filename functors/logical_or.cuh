@@ -17,6 +17,12 @@ struct logical_or {
     return T(false);
   }
 
+  // Hard case: the identity everywhere but one element in the middle, which alone decides the result.
+  template <class T, class RngT>
+  static T adversarial_input(unsigned, RngT&, std::size_t i, std::size_t n) {
+    return static_cast<T>(i == n / 2 ? !false : false);
+  }
+
   template <class T>
   __host__ __device__ T operator()(const T& a, const T& b) const {
     return static_cast<T>(cuda::std::logical_or<>{}(a, b));

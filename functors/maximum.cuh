@@ -24,6 +24,25 @@ struct maximum {
     }
   }
 
+  // Hard cases: infinities, the finite extremes, denormals and both zeros (scenario 0); only -inf and +inf
+  // (scenario 1: the answer is an infinity, which a lowest()/max() identity would get wrong). Integers: extremes.
+  template <class T>
+  static constexpr unsigned adversarial_scenarios() {
+    return std::is_floating_point_v<T> ? 2 : 1;
+  }
+  template <class T, class RngT>
+  static T adversarial_input(unsigned scenario, RngT& rng, std::size_t, std::size_t) {
+    if constexpr (std::is_floating_point_v<T>) {
+      using L = std::numeric_limits<T>;
+      const T hard[] = {-L::infinity(), L::infinity(), L::lowest(), L::max(), -L::denorm_min(), L::denorm_min(),
+                        -T(0), T(0)};
+      const T infinities[] = {-L::infinity(), L::infinity()};
+      return scenario == 0 ? pick(rng, hard) : pick(rng, infinities);
+    } else {
+      return integer_extreme<T>(rng);
+    }
+  }
+
   template <class T>
   __host__ __device__ T operator()(const T& a, const T& b) const {
     return cuda::maximum<>{}(a, b);

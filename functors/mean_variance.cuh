@@ -55,6 +55,12 @@ struct mean_variance {
     return T{1, 10.0 + default_random_input<double>(rng), 0};
   }
 
+  // Hard case: a mean of 1e8 with a spread of 1e-3 - the cancellation that ruins the sum-of-squares formula.
+  template <class T, class RngT>
+  static T adversarial_input(unsigned, RngT& rng, std::size_t, std::size_t) {
+    return T{1, 1e8 + 1e-3 * default_random_input<double>(rng), 0};
+  }
+
   template <class T>
   static T constant_input() {
     return T{1, 2.5, 0};

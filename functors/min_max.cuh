@@ -37,6 +37,21 @@ struct min_max {
     }
   }
 
+  // Hard cases: infinities and the finite extremes.
+  template <class T, class RngT>
+  static T adversarial_input(unsigned, RngT& rng, std::size_t, std::size_t) {
+    using E = decltype(T::lo);
+    using L = std::numeric_limits<E>;
+    E x;
+    if constexpr (std::is_floating_point_v<E>) {
+      const E hard[] = {-L::infinity(), L::infinity(), L::lowest(), L::max(), -E(0), E(0)};
+      x = pick(rng, hard);
+    } else {
+      x = integer_extreme<E>(rng);
+    }
+    return T{x, x};
+  }
+
   template <class T>
   __host__ __device__ T operator()(const T& a, const T& b) const {
     return T{cuda::minimum<>{}(a.lo, b.lo), cuda::maximum<>{}(a.hi, b.hi)};

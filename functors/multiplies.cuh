@@ -41,6 +41,26 @@ struct multiplies {
     return std::is_integral_v<T> ? T(3) : T(-1);
   }
 
+  // Hard cases. Floating point: 0 one infinity among in-range values (the product is +-inf, sign from the
+  // signs); 1 one NaN; 2 +-1 with one signed zero (the product is a zero). Integers: the extremes (wrap).
+  template <class T>
+  static constexpr unsigned adversarial_scenarios() {
+    return std::is_floating_point_v<T> ? 3 : 1;
+  }
+  template <class T, class RngT>
+  static T adversarial_input(unsigned scenario, RngT& rng, std::size_t i, std::size_t n) {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T x = random_input<T>(rng, i);
+      switch (scenario) {
+        case 0: return i == n / 2 ? -std::numeric_limits<T>::infinity() : x;
+        case 1: return i == n / 3 ? std::numeric_limits<T>::quiet_NaN() : x;
+        default: return i == n / 2 ? T(rng() & 1 ? 0.0 : -0.0) : (rng() & 1 ? T(1) : T(-1));
+      }
+    } else {
+      return integer_extreme<T>(rng);
+    }
+  }
+
   template <class T>
   static verdict check_accuracy(const T* x, std::size_t n, const T& got, std::size_t depth) {
     return judge_float_product(x, n, got, depth);

@@ -5,6 +5,8 @@
 
 #include "reducelab/functor.hpp"
 
+#include <cmath>
+
 namespace reducelab::functors {
 
 struct plus {
@@ -25,6 +27,30 @@ struct plus {
   template <class T>
   __host__ __device__ T operator()(const T& a, const T& b) const {
     return apply_wrapping(cuda::std::plus<>{}, a, b);
+  }
+
+  // Hard cases. Floating point, one scenario per seed: 0 only negative zeros (the sum must be -0.0);
+  // 1 large values that cancel in pairs (+-k*2^100 for float, 2^990 for double: every partial sum stays
+  // exact and finite); 2 one +inf among random values; 3 one NaN. Integers: the extremes (sums wrap).
+  template <class T>
+  static constexpr unsigned adversarial_scenarios() {
+    return std::is_floating_point_v<T> ? 4 : 1;
+  }
+  template <class T, class RngT>
+  static T adversarial_input(unsigned scenario, RngT& rng, std::size_t i, std::size_t n) {
+    if constexpr (std::is_floating_point_v<T>) {
+      switch (scenario) {
+        case 0: return -T(0);
+        case 1: {
+          const T big = std::ldexp(T(1), std::is_same_v<T, float> ? 100 : 990) * T(1 + (i / 2) % 7);
+          return i % 2 == 0 ? big : -big;
+        }
+        case 2: return i == n / 2 ? std::numeric_limits<T>::infinity() : default_random_input<T>(rng);
+        default: return i == n / 3 ? std::numeric_limits<T>::quiet_NaN() : default_random_input<T>(rng);
+      }
+    } else {
+      return integer_extreme<T>(rng);
+    }
   }
 
   template <class T>

@@ -78,3 +78,19 @@ TEST(PublicEntry, NonCommutativeOrderOnTheGpu) {
   EXPECT_EQ(r.a, 2u);
   EXPECT_EQ(r.b, 1u);
 }
+
+TEST(PublicEntry, InvalidLaunchConfigurationThrowsAndClears) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  device_buffer in(sizeof(int) * 64), out(sizeof(int));
+  // 2048 threads per block is over every GPU's limit: the launch is refused, CUDA_TRY_LAUNCH throws.
+  reducelab::kernels::grid_stride_shuffle<256><<<1, 2048>>>(static_cast<const int*>(in.data()), 64,
+                                                           static_cast<int*>(out.data()), fn::plus{});
+  try {
+    CUDA_TRY_LAUNCH();
+    ADD_FAILURE() << "an invalid launch was not reported";
+  } catch (const reducelab::cuda_error& e) {
+    EXPECT_EQ(e.code(), cudaErrorInvalidConfiguration);
+    EXPECT_NE(std::string(e.what()).find("test_gpu_api.cu"), std::string::npos) << "names file and line: " << e.what();
+  }
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "the error must not stick";
+}

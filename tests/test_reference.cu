@@ -25,7 +25,7 @@ TEST(Reference, InOrderMatchesStdAccumulate) {
 
 TEST(Reference, EmptyRangeIsTheIdentity) {
   EXPECT_TRUE(std::signbit(reduce_in_order<fn::plus, float>(nullptr, 0)));
-  EXPECT_EQ(reduce_in_order<fn::multiplies, std::int32_t>(nullptr, 0), 1);
+  EXPECT_EQ((reduce_in_order<fn::multiplies, std::int32_t>(nullptr, 0)), 1);
 }
 
 TEST(Reference, NonCommutativeOrderIsKept) {

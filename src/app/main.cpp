@@ -4,11 +4,14 @@
 
 #include <exception>
 #include <iostream>
+#include <string>
 
 int main(int argc, char** argv) {
   try {
     const auto options = reducelab::cli::parse_options(argc, argv);
-    return reducelab::cli::run_command(options, std::cout);
+    std::string command_line = "reducelab";
+    for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+    return reducelab::cli::run_command(options, std::cout, command_line);
   } catch (const reducelab::usage_error& e) {
     std::cerr << "reducelab: error: " << e.what() << "\n";
     return 2;

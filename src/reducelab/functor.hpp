@@ -17,12 +17,14 @@
 #include "reducelab/core/type_list.hpp"
 #include "reducelab/core/value_traits.hpp"
 #include "reducelab/host/accuracy.hpp"
+#include "reducelab/host/inputs.hpp"
 
 #include <cuda/functional>
 #include <cuda/std/functional>
 #include <cuda/std/limits>
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace reducelab {
@@ -37,6 +39,21 @@ __host__ __device__ constexpr T apply_wrapping(FnT fn, const T& a, const T& b) {
   } else {
     return static_cast<T>(fn(a, b));
   }
+}
+
+/// One of the given values, chosen by rng: adversarial generators draw from lists of hard cases.
+template <class T, class RngT, std::size_t N>
+T pick(RngT& rng, const T (&choices)[N]) {
+  return choices[rng() % N];
+}
+
+/// The integer extremes and their neighbours: overflow, sign and all-ones corner cases.
+template <class T, class RngT>
+T integer_extreme(RngT& rng) {
+  using L = std::numeric_limits<T>;
+  const T choices[] = {L::lowest(), L::max(), static_cast<T>(L::lowest() + 1), static_cast<T>(L::max() - 1),
+                       T(0), T(1), static_cast<T>(~T(0))};
+  return pick(rng, choices);
 }
 
 }  // namespace reducelab

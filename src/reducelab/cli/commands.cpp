@@ -1,5 +1,7 @@
 #include "reducelab/cli/commands.hpp"
 
+#include "comparisons/commands_report.hpp"
+
 #include "reducelab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
 
@@ -81,6 +83,7 @@ int run_list(const registry& reg, const options& o, std::ostream& out) {
       for (const auto& b : c.value->backends()) {
         nlohmann::ordered_json jb = {{"name", b.name}, {"applicable", b.applicable()}};
         if (!b.applicable()) jb["refusal"] = b.refusal;
+        if (!b.path.empty()) jb["path"] = b.path;
         t["backends"].push_back(jb);
       }
       j["functors"].back()["types"].push_back(t);
@@ -138,10 +141,20 @@ int run_list(const registry& reg, const options& o, std::ostream& out) {
   out << "\n";
   for (std::size_t i = 0; i < reasons.size(); ++i)
     out << "  -" << static_cast<char>('a' + i) << ": refused, " << reasons[i] << "\n";
+  bool header = false;
+  for (const auto& c : cases) {
+    for (const auto& b : c.value->backends()) {
+      if (b.path.empty() || !b.applicable()) continue;
+      if (!header) out << "\nWarp reduction path per (functor, type):\n";
+      header = true;
+      out << "  " << std::setw(28) << b.name << std::setw(32) << (c.functor->name + "/" + c.value->type_name())
+          << b.path << "\n";
+    }
+  }
   return 0;
 }
 
-int run_command(const options& o, std::ostream& out) {
+int run_command(const options& o, std::ostream& out, const std::string& command_line) {
   const registry& reg = the_registry();
   if (o.command == "help") {
     out << usage();
@@ -149,6 +162,9 @@ int run_command(const options& o, std::ostream& out) {
   }
   if (o.command == "list") return run_list(reg, o, out);
   if (o.command == "check") return run_check(reg, o, out);
+  if (o.command == "compare") return run_compare(reg, o, out, command_line);
+  if (o.command == "report") return run_report(o, out);
+  if (o.command == "diff") return run_diff(o, out);
   throw usage_error("command '" + o.command + "' is not available in this build yet");
 }
 

@@ -146,7 +146,8 @@ options parse_options(int argc, const char* const* argv) {
         if (k == "random") o.inputs.push_back(input_kind::random);
         else if (k == "constant") o.inputs.push_back(input_kind::constant);
         else if (k == "adversarial") o.inputs.push_back(input_kind::adversarial);
-        else fail("--inputs: unknown input kind '" + k + "' (random, constant, adversarial)");
+        else if (k == "last_only") o.inputs.push_back(input_kind::last_only);
+        else fail("--inputs: unknown input kind '" + k + "' (random, constant, adversarial, last_only)");
       }
     } else if (arg == "--offsets") {
       for (const auto& k : split_list(take(), arg)) o.offsets.push_back(parse_unsigned(k, "--offsets"));

@@ -2,7 +2,7 @@
 // is unit-tested on any machine; name checks against the registry happen in commands.cu.
 #pragma once
 
-#include "reducelab/host/inputs.hpp"
+#include "reducelab/host/input_kind.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -36,12 +36,13 @@ namespace detail {
 }  // namespace reducelab
 
 /// Evaluate a CUDA runtime call and throw reducelab::cuda_error with file and line if it failed.
-#define CUDA_TRY(call)                                                                \
-  do {                                                                                \
-    cudaError_t reducelab_status_ = (call);                                           \
-    if (reducelab_status_ != cudaSuccess) {                                           \
-      ::reducelab::detail::throw_cuda_error(reducelab_status_, #call, __FILE__, __LINE__); \
-    }                                                                                 \
+/// Variadic so that a call with template arguments (f<A, B>(x)) needs no extra parentheses.
+#define CUDA_TRY(...)                                                                          \
+  do {                                                                                         \
+    cudaError_t reducelab_status_ = (__VA_ARGS__);                                             \
+    if (reducelab_status_ != cudaSuccess) {                                                    \
+      ::reducelab::detail::throw_cuda_error(reducelab_status_, #__VA_ARGS__, __FILE__, __LINE__); \
+    }                                                                                          \
   } while (0)
 
 /// After a kernel launch: throw if the launch itself was refused (bad configuration, no device...).

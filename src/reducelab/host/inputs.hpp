@@ -3,6 +3,9 @@
 // defaults here apply. Inputs are never all zeros: that would hide unwritten outputs and wrong indexing.
 #pragma once
 
+#include "reducelab/core/traits.hpp"
+#include "reducelab/host/input_kind.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -12,17 +15,6 @@
 #include <vector>
 
 namespace reducelab {
-
-enum class input_kind { random, constant, adversarial };
-
-inline const char* to_string(input_kind k) {
-  switch (k) {
-    case input_kind::random: return "random";
-    case input_kind::constant: return "constant";
-    case input_kind::adversarial: return "adversarial";
-  }
-  return "?";
-}
 
 using input_rng = std::mt19937_64;
 
@@ -40,8 +32,13 @@ template <class OpT, class T, class = void>
 struct has_adversarial_input : std::false_type {};
 template <class OpT, class T>
 struct has_adversarial_input<OpT, T,
-                             std::void_t<decltype(OpT::template adversarial_input<T>(std::declval<input_rng&>(),
-                                                                                     std::size_t{}, std::size_t{}))>>
+                             std::void_t<decltype(OpT::template adversarial_input<T>(
+                                 unsigned{}, std::declval<input_rng&>(), std::size_t{}, std::size_t{}))>>
+    : std::true_type {};
+template <class OpT, class T, class = void>
+struct has_adversarial_scenarios : std::false_type {};
+template <class OpT, class T>
+struct has_adversarial_scenarios<OpT, T, std::void_t<decltype(OpT::template adversarial_scenarios<T>())>>
     : std::true_type {};
 }  // namespace detail
 
@@ -80,6 +77,16 @@ T constant_input() {
 template <class OpT, class T>
 constexpr bool has_adversarial_input_v = detail::has_adversarial_input<OpT, T>::value;
 
+/// How many adversarial scenarios the functor defines for T (the seed picks one: seed % count).
+template <class OpT, class T>
+constexpr unsigned adversarial_scenarios() {
+  if constexpr (detail::has_adversarial_scenarios<OpT, T>::value) {
+    return OpT::template adversarial_scenarios<T>();
+  } else {
+    return 1;
+  }
+}
+
 /// A plain host array (std::vector<bool> has no data(), and inputs must be contiguous values of T).
 template <class T>
 class host_array {
@@ -101,26 +108,25 @@ class host_array {
 };
 
 /// n values of the given kind, reproducible from the seed. Adversarial inputs come from the functor
-/// (`adversarial_input<T>(rng, index, n)`); a functor without them gets random inputs.
+/// (`adversarial_input<T>(scenario, rng, index, n)`); a functor without them gets random inputs.
 template <class OpT, class T>
 host_array<T> make_inputs(input_kind kind, std::size_t n, std::uint64_t seed) {
   host_array<T> v(n);
   input_rng rng(seed);
-  switch (kind) {
-    case input_kind::constant: {
-      const T c = constant_input<OpT, T>();
-      for (auto& x : v) x = c;
-      break;
+  if (kind == input_kind::constant) {
+    const T c = constant_input<OpT, T>();
+    for (std::size_t i = 0; i < n; ++i) v[i] = c;
+  } else if (kind == input_kind::last_only) {
+    const T e = identity_of<OpT, T>();
+    for (std::size_t i = 0; i < n; ++i) v[i] = e;
+    if (n > 0) v[n - 1] = constant_input<OpT, T>();
+  } else if (kind == input_kind::adversarial && has_adversarial_input_v<OpT, T>) {
+    if constexpr (has_adversarial_input_v<OpT, T>) {
+      const unsigned scenario = static_cast<unsigned>(seed % adversarial_scenarios<OpT, T>());
+      for (std::size_t i = 0; i < n; ++i) v[i] = OpT::template adversarial_input<T>(scenario, rng, i, n);
     }
-    case input_kind::adversarial:
-      if constexpr (has_adversarial_input_v<OpT, T>) {
-        for (std::size_t i = 0; i < n; ++i) v[i] = OpT::template adversarial_input<T>(rng, i, n);
-        break;
-      }
-      [[fallthrough]];
-    case input_kind::random:
-      for (std::size_t i = 0; i < n; ++i) v[i] = random_input<OpT, T>(rng, i);
-      break;
+  } else {
+    for (std::size_t i = 0; i < n; ++i) v[i] = random_input<OpT, T>(rng, i);
   }
   return v;
 }

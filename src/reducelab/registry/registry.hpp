@@ -5,10 +5,13 @@
 #pragma once
 
 #include "reducelab/host/accuracy.hpp"
-#include "reducelab/host/inputs.hpp"
+#include "reducelab/host/input_kind.hpp"
 #include "reducelab/host/law_report.hpp"
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -28,6 +31,7 @@ struct backend_descriptor {
   std::string refusal;  // empty: it serves this (functor, type)
   bool preserves_order = false;
   bool deterministic = true;
+  std::string path;     // which code path this (functor, type) takes, where a variant has several
   bool applicable() const { return refusal.empty(); }
 };
 
@@ -50,6 +54,23 @@ struct check_row {
   std::string message;  // refusal reason, error text, or what failed
 };
 
+/// One backend ready to be timed on data already on the GPU (see value_case::prepare_for_timing).
+struct timing_target {
+  backend_descriptor backend;
+  check_row validation;                       // validated once, before any timing; not timed unless it passed
+  std::function<void(cudaStream_t)> enqueue;  // one reduction of the prepared data (empty when not runnable)
+  std::size_t combine_depth = 0;              // the depth the floating-point bound was computed with
+};
+
+/// Device data for one (functor, type, size) and every backend's workspace, alive as long as this object.
+class prepared_case {
+ public:
+  virtual ~prepared_case() = default;
+  std::vector<timing_target> targets;
+  std::size_t n = 0;
+  std::size_t bytes_read = 0;  // n * sizeof(T): what a reduction must read at least once
+};
+
 /// One (functor, value type) pair.
 class value_case {
  public:
@@ -62,6 +83,11 @@ class value_case {
   virtual std::vector<backend_descriptor> backends() const = 0;
   /// Validate the requested backends on one input (needs a GPU).
   virtual std::vector<check_row> check_on_gpu(const check_request& request) const = 0;
+  /// Upload one random input of n values (device_vector), validate each requested backend on it and prepare
+  /// it for timing (needs a GPU). `backends` empty: all.
+  virtual std::unique_ptr<prepared_case> prepare_for_timing(std::size_t n, std::uint64_t seed,
+                                                            const std::vector<std::string>& backends,
+                                                            cudaStream_t stream) const = 0;
   std::size_t type_index = 0;  // position in the functor's value_types, for a stable order
 };
 

@@ -6,16 +6,20 @@
 #include "reducelab/core/device_buffer.hpp"
 #include "reducelab/core/type_list.hpp"
 #include "reducelab/core/value_traits.hpp"
+#include "reducelab/host/monoid_laws.hpp"
+#include "reducelab/host/reference.hpp"
 #include "reducelab/reduce.cuh"
 #include "reducelab/registry/registry.hpp"
 #include "reducelab/variants/all_variants.cuh"
 
 #include <thrust/device_vector.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -27,7 +31,9 @@ template <class... Ts, class... Us>
 type_list<Ts..., Us...> concat(type_list<Ts...>, type_list<Us...>);
 
 using all_backends = decltype(concat(all_variants{},
-                                     type_list<baselines::thrust_reduce, baselines::cub_reduce>{}));
+                                     type_list<baselines::thrust_reduce, baselines::cub_reduce,
+                                               baselines::cub_builtin_reduce, baselines::thrust_scan_last,
+                                               baselines::cub_scan_last>{}));
 
 template <class B, class = void>
 struct family_of {
@@ -44,6 +50,25 @@ struct has_combine_depth : std::false_type {};
 template <class B, class OpT, class T>
 struct has_combine_depth<B, OpT, T, std::void_t<decltype(B::template combine_depth<OpT, T>(std::size_t{}))>>
     : std::true_type {};
+
+template <class B, class OpT, class T, class = void>
+struct has_call : std::false_type {};
+template <class B, class OpT, class T>
+struct has_call<B, OpT, T,
+                std::void_t<decltype(B::template call<OpT, T>(std::declval<const T*>(), std::size_t{}, OpT{},
+                                                               cudaStream_t{}))>> : std::true_type {};
+
+template <class B, class OpT, class T, class = void>
+struct has_warp_path : std::false_type {};
+template <class B, class OpT, class T>
+struct has_warp_path<B, OpT, T, std::void_t<decltype(B::template warp_path<OpT, T>())>> : std::true_type {};
+
+template <class T>
+struct prepared_data final : prepared_case {
+  thrust::device_vector<T> data;
+  device_buffer out;
+  std::vector<device_buffer> workspaces;
+};
 
 template <class T>
 bool bitwise_equal(const T& a, const T& b) {
@@ -66,20 +91,65 @@ class value_case_impl final : public value_case {
 
   std::vector<backend_descriptor> backends() const override {
     std::vector<backend_descriptor> out;
+    for_each_type(detail::all_backends{}, [&](auto tag) { out.push_back(describe<typename decltype(tag)::type>()); });
+    return out;
+  }
+
+  std::unique_ptr<prepared_case> prepare_for_timing(std::size_t n, std::uint64_t seed,
+                                                    const std::vector<std::string>& wanted,
+                                                    cudaStream_t stream) const override {
+    auto p = std::make_unique<detail::prepared_data<T>>();
+    const host_array<T> host = make_inputs<OpT, T>(input_kind::random, n, seed);
+    p->data = thrust::device_vector<T>(host.begin(), host.end());
+    p->out = device_buffer(sizeof(T));
+    p->n = n;
+    p->bytes_read = n * sizeof(T);
+    const T* in = thrust::raw_pointer_cast(p->data.data());
+    T* out = static_cast<T*>(p->out.data());
+    check_request req;
+    req.n = n;
+    std::optional<T> exact_reference;
+    auto reference = [&]() -> const T* {
+      if constexpr (!is_exact_v<OpT, T>) {
+        return nullptr;
+      } else {
+        if (!exact_reference) exact_reference = reduce_in_order<OpT, T>(host.data(), n);
+        return &*exact_reference;
+      }
+    };
     for_each_type(detail::all_backends{}, [&](auto tag) {
       using B = typename decltype(tag)::type;
-      backend_descriptor d;
-      d.name = B::name;
-      d.summary = B::summary;
-      d.family = detail::family_of<B>::value;
-      d.ladder_step = B::traits.ladder_step;
+      if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), B::name) == wanted.end()) return;
+      timing_target t;
+      t.backend = describe<B>();
+      t.validation.backend = B::name;
       constexpr const char* why = refusal_reason<B, OpT, T>();
-      if constexpr (why != nullptr) d.refusal = why;
-      d.preserves_order = B::traits.preserves_order;
-      d.deterministic = B::traits.deterministic;
-      out.push_back(d);
+      if constexpr (why != nullptr) {
+        t.validation.status = check_status::refused;
+        t.validation.message = why;
+      } else {
+        try {
+          t.validation = run_and_judge<B>(in, host.data(), req, out, stream, reference());
+          if constexpr (detail::has_combine_depth<B, OpT, T>::value) t.combine_depth = B::template combine_depth<OpT, T>(n);
+          if (t.validation.status == check_status::pass) {
+            const std::size_t bytes = workspace_bytes<B, OpT, T>(n);
+            p->workspaces.emplace_back(bytes);
+            void* ws = p->workspaces.back().data();
+            if constexpr (detail::has_call<B, OpT, T>::value) {
+              // Thrust returns the value to the host itself: time exactly the library call.
+              t.enqueue = [in, n](cudaStream_t s) { B::template call<OpT, T>(in, n, OpT{}, s); };
+            } else {
+              t.enqueue = [in, n, out, ws, bytes](cudaStream_t s) { reduce<B>(in, n, out, ws, bytes, OpT{}, s); };
+            }
+          }
+        } catch (const std::exception& e) {
+          t.validation.status = check_status::error;
+          t.validation.message = e.what();
+        }
+      }
+      p->targets.push_back(std::move(t));
     });
-    return out;
+    return p;
   }
 
   std::vector<check_row> check_on_gpu(const check_request& r) const override {
@@ -90,6 +160,16 @@ class value_case_impl final : public value_case {
     device_buffer out(sizeof(T));
     stream_owner stream;
     std::vector<check_row> rows;
+    // Exact pairs are judged against one in-order reference, computed once for all backends.
+    std::optional<T> exact_reference;
+    auto reference = [&]() -> const T* {
+      if constexpr (!is_exact_v<OpT, T>) {
+        return nullptr;
+      } else {
+        if (!exact_reference) exact_reference = reduce_in_order<OpT, T>(host_in, r.n);
+        return &*exact_reference;
+      }
+    };
     for_each_type(detail::all_backends{}, [&](auto tag) {
       using B = typename decltype(tag)::type;
       if (!r.backends.empty() && std::find(r.backends.begin(), r.backends.end(), B::name) == r.backends.end()) return;
@@ -101,7 +181,7 @@ class value_case_impl final : public value_case {
         row.message = why;
       } else {
         try {
-          row = run_and_judge<B>(in, host_in, r, static_cast<T*>(out.data()), stream.get());
+          row = run_and_judge<B>(in, host_in, r, static_cast<T*>(out.data()), stream.get(), reference());
         } catch (const std::exception& e) {
           row.status = check_status::error;
           row.message = e.what();
@@ -114,7 +194,23 @@ class value_case_impl final : public value_case {
 
  private:
   template <class B>
-  static check_row run_and_judge(const T* in, const T* host_in, const check_request& r, T* out, cudaStream_t stream) {
+  static backend_descriptor describe() {
+    backend_descriptor d;
+    d.name = B::name;
+    d.summary = B::summary;
+    d.family = detail::family_of<B>::value;
+    d.ladder_step = B::traits.ladder_step;
+    constexpr const char* why = refusal_reason<B, OpT, T>();
+    if constexpr (why != nullptr) d.refusal = why;
+    d.preserves_order = B::traits.preserves_order;
+    d.deterministic = B::traits.deterministic;
+    if constexpr (detail::has_warp_path<B, OpT, T>::value) d.path = B::template warp_path<OpT, T>();
+    return d;
+  }
+
+  template <class B>
+  static check_row run_and_judge(const T* in, const T* host_in, const check_request& r, T* out, cudaStream_t stream,
+                                 const T* exact_reference) {
     check_row row;
     row.backend = B::name;
     const std::size_t bytes = workspace_bytes<B, OpT, T>(r.n);
@@ -132,7 +228,13 @@ class value_case_impl final : public value_case {
       CUDA_TRY(cudaStreamSynchronize(stream));
       if (rep == 0) {
         first = got;
-        row.result = judge<OpT, T>(host_in, r.n, got, depth);
+        if (exact_reference != nullptr) {
+          row.result.got = value_to_string(got);
+          row.result.want = value_to_string(*exact_reference);
+          row.result.ok = values_equal(got, *exact_reference);
+        } else {
+          row.result = judge<OpT, T>(host_in, r.n, got, depth);
+        }
         row.status = row.result.ok ? check_status::pass : check_status::fail;
         if (!row.result.ok) row.message = "got " + row.result.got + ", want " + row.result.want;
       } else if (B::traits.deterministic && !detail::bitwise_equal(first, got)) {

@@ -1,4 +1,6 @@
-// Variant: grid-stride loop + warp shuffles, two launches (block partials, then one block over them).
+// Ladder step 9 - warp shuffles. Fixes over step 8: the shared-memory tree and its __syncthreads() are
+// replaced by register shuffles within each warp; only one value per warp goes through shared memory.
+// Two launches (block partials, then one block over them).
 // The foundation kernel: any functor, any trivially copyable type, order kept for non-commutative functors.
 #pragma once
 
@@ -15,7 +17,7 @@ struct grid_stride_shuffle {
   static constexpr const char* name = "grid_stride_shuffle";
   static constexpr const char* summary =
       "grid-stride loop, shuffle tree per warp, shared-memory combine of warps, second launch over block results";
-  static constexpr variant_traits traits = {/*ladder_step*/ 0, /*needs_commutative*/ false, /*max_value_bytes*/ 0,
+  static constexpr variant_traits traits = {/*ladder_step*/ 9, /*needs_commutative*/ false, /*max_value_bytes*/ 0,
                                             /*needs_cooperative_launch*/ false, /*power_of_two_block*/ false,
                                             /*preserves_order*/ true, /*deterministic*/ true};
   struct policy {

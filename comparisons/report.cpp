@@ -1,0 +1,960 @@
+// report.md and its SVG charts from a results file. The report is meant to be read next to the numbers it was
+// made from: every figure in it is a row of the JSON (or a ratio of two rows), rows that failed validation are
+// listed as failures and never timed, and the historical G80 figures are quoted, not re-measured.
+#include "comparisons/report.hpp"
+
+#include "comparisons/commands_report.hpp"
+#include "comparisons/results_view.hpp"
+#include "reducelab/core/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace reducelab::report {
+
+namespace {
+
+using json = nlohmann::json;
+using namespace detail;
+
+// --- What the report looks at ------------------------------------------------------------------------------
+
+// Summary sizes: 4 MiB, 64 MiB and 1 GiB of int32, the landmarks of the usual 2^16..2^28 sweep (below L2,
+// around L2, far above it). The largest measured size is added when it is not one of them.
+constexpr std::uint64_t summary_sizes[] = {std::uint64_t{1} << 20, std::uint64_t{1} << 24, std::uint64_t{1} << 28};
+
+// The ladder is shown where Harris measured (2^22 ints) and at the top of the sweep.
+constexpr std::uint64_t harris_n = std::uint64_t{1} << 22;
+constexpr std::uint64_t ladder_sizes[] = {harris_n, std::uint64_t{1} << 28};
+constexpr const char* ladder_functor = "plus";
+constexpr const char* ladder_type = "int32";
+constexpr const char* cold_mode = "cold";
+constexpr const char* hot_mode = "hot";
+constexpr const char* report_file_name = "report.md";
+constexpr const char* plots_subdir_name = "plots";
+
+constexpr double bytes_per_us_to_gb_per_s = 1e-3;  // bytes / us = 1e6 bytes/s = 1e-3 GB/s
+constexpr double percent = 100.0;
+constexpr double kib = 1024.0;
+constexpr double mib = kib * kib;
+constexpr int cuda_version_major_divisor = 1000;  // 13000 -> 13.0
+constexpr int cuda_version_minor_divisor = 10;
+
+// Mark Harris, "Optimizing Parallel Reduction in CUDA", NVIDIA, 2007: 2^22 ints on a GeForce 8800 GTX (G80).
+// His kernels 1..7 are our ladder steps 2..8; our step 1 (an atomics baseline) has no counterpart.
+struct harris_kernel {
+  int kernel;
+  const char* what;
+  double ms;
+  double gb_per_s;
+  double step_speedup;  // 0: none (the first kernel)
+  double cumulative_speedup;
+};
+constexpr harris_kernel harris_g80[] = {
+    {1, "interleaved addressing, divergent branching", 8.054, 2.083, 0.0, 0.0},
+    {2, "interleaved addressing, bank conflicts", 3.456, 4.854, 2.33, 2.33},
+    {3, "sequential addressing", 1.722, 9.741, 2.01, 4.68},
+    {4, "first add during global load", 0.965, 17.377, 1.78, 8.34},
+    {5, "unroll last warp", 0.536, 31.289, 1.8, 15.01},
+    {6, "completely unrolled", 0.381, 43.996, 1.41, 21.16},
+    {7, "multiple elements per thread", 0.268, 62.671, 1.42, 30.04},
+};
+constexpr int harris_step_offset = 1;  // our step = his kernel + 1
+constexpr int harris_first_step = harris_g80[0].kernel + harris_step_offset;
+constexpr int harris_last_step = harris_g80[std::size(harris_g80) - 1].kernel + harris_step_offset;
+
+const harris_kernel* harris_for_step(int step) {
+  for (const auto& k : harris_g80)
+    if (k.kernel + harris_step_offset == step) return &k;
+  return nullptr;
+}
+
+// --- An index over the rows -------------------------------------------------------------------------------
+
+using case_id = std::pair<std::string, std::string>;  // (functor, type)
+
+class results_index {
+ public:
+  explicit results_index(const json& results) : results_(results) {
+    for (const auto& row : results.at("rows")) {
+      const case_id c{row.at("functor").get<std::string>(), row.at("type").get<std::string>()};
+      if (std::find(cases_.begin(), cases_.end(), c) == cases_.end()) cases_.push_back(c);
+      const std::string mode = row.at("mode").get<std::string>();
+      if (std::find(modes_.begin(), modes_.end(), mode) == modes_.end()) modes_.push_back(mode);
+      by_case_[c].push_back(&row);
+      by_key_.emplace(key_of(row), &row);
+    }
+    std::vector<const json*> customs;
+    for (const auto& row : results.at("rows"))
+      if (string_at(row, "family") == "custom") customs.push_back(&row);
+    std::sort(customs.begin(), customs.end(), [](const json* a, const json* b) {
+      const int sa = a->value("ladder_step", 0), sb = b->value("ladder_step", 0);
+      return sa != sb ? sa < sb : a->at("variant") < b->at("variant");
+    });
+    for (const json* row : customs) {
+      const std::string v = row->at("variant").get<std::string>();
+      if (custom_variants_.empty() || custom_variants_.back() != v) custom_variants_.push_back(v);
+    }
+    // cold first: it is the mode the report prefers
+    std::stable_sort(modes_.begin(), modes_.end(), [](const std::string& a, const std::string& b) {
+      return (a == cold_mode) > (b == cold_mode);
+    });
+  }
+
+  const json& results() const { return results_; }
+  const std::vector<case_id>& cases() const { return cases_; }
+  const std::vector<std::string>& modes() const { return modes_; }
+  /// Every custom variant of the run in ladder order (step, then name).
+  const std::vector<std::string>& custom_variants() const { return custom_variants_; }
+
+  const std::vector<const json*>& rows_of(const case_id& c) const {
+    static const std::vector<const json*> none;
+    const auto it = by_case_.find(c);
+    return it == by_case_.end() ? none : it->second;
+  }
+
+  /// The timed rows of one (functor, type, n, mode).
+  std::vector<const json*> timed_rows(const case_id& c, std::uint64_t n, const std::string& mode) const {
+    std::vector<const json*> picked;
+    for (const json* row : rows_of(c))
+      if (is_timed(*row) && size_of(*row) == n && row->at("mode") == mode) picked.push_back(row);
+    return picked;
+  }
+
+  /// The row of `variant` if it was timed, else nullptr.
+  const json* timed(const std::string& variant, const case_id& c, std::uint64_t n, const std::string& mode) const {
+    const auto it = by_key_.find(row_key{variant, c.first, c.second, n, mode});
+    return it != by_key_.end() && is_timed(*it->second) ? it->second : nullptr;
+  }
+
+  /// Non-commutative functors are compared with the libraries' scans; the scan rows' presence says which.
+  bool uses_scan_reference(const case_id& c) const {
+    for (const json* row : rows_of(c)) {
+      const std::string v = row->at("variant").get<std::string>();
+      if (v == cub_scan || v == thrust_scan) return true;
+    }
+    return false;
+  }
+  std::string cub_reference(const case_id& c) const { return uses_scan_reference(c) ? cub_scan : cub_reduce; }
+  std::string thrust_reference(const case_id& c) const {
+    return uses_scan_reference(c) ? thrust_scan : thrust_reduce;
+  }
+
+  /// Whether any row of the case carries a floating-point error bound.
+  bool bounded(const case_id& c) const {
+    for (const json* row : rows_of(c)) {
+      const auto v = row->find("validation");
+      if (v != row->end() && v->is_object() && v->value("bounded", false)) return true;
+    }
+    return false;
+  }
+
+  /// Sizes with at least one timed row, ascending.
+  std::vector<std::uint64_t> timed_sizes(const case_id& c) const {
+    std::set<std::uint64_t> sizes;
+    for (const json* row : rows_of(c))
+      if (is_timed(*row)) sizes.insert(size_of(*row));
+    return {sizes.begin(), sizes.end()};
+  }
+
+  std::optional<double> peak_gb_per_s() const {
+    const auto it = results_.find("device");
+    return it == results_.end() || !it->is_object() ? std::nullopt : number_at(*it, "peak_gb_per_s");
+  }
+
+ private:
+  const json& results_;
+  std::vector<case_id> cases_;
+  std::vector<std::string> modes_;
+  std::vector<std::string> custom_variants_;
+  std::map<case_id, std::vector<const json*>> by_case_;
+  std::map<row_key, const json*> by_key_;
+};
+
+bool is_custom(const json& row) { return string_at(row, "family") == "custom"; }
+int ladder_step_of(const json& row) { return row.value("ladder_step", 0); }
+std::string variant_of(const json& row) { return row.at("variant").get<std::string>(); }
+double median_of(const json& row) { return *number_at(row, "median_us"); }
+
+/// Custom variants in ladder order, then the libraries by name: the order of tables and legends.
+bool backend_order(const json* a, const json* b) {
+  if (is_custom(*a) != is_custom(*b)) return is_custom(*a);
+  if (ladder_step_of(*a) != ladder_step_of(*b)) return ladder_step_of(*a) < ladder_step_of(*b);
+  return variant_of(*a) < variant_of(*b);
+}
+
+std::optional<double> gb_per_s_of(const json& row) {
+  if (const auto g = number_at(row, "gb_per_s")) return g;
+  const auto bytes = number_at(row, "bytes_read");
+  const auto median = number_at(row, "median_us");
+  if (!bytes || !median || *median <= 0.0) return std::nullopt;
+  return *bytes / *median * bytes_per_us_to_gb_per_s;
+}
+
+std::optional<double> pct_of_peak_of(const json& row, std::optional<double> peak) {
+  if (const auto p = number_at(row, "pct_of_peak")) return p;
+  const auto g = gb_per_s_of(row);
+  if (!g || !peak || *peak <= 0.0) return std::nullopt;
+  return *g / *peak * percent;
+}
+
+// --- Markdown helpers ---------------------------------------------------------------------------------------
+
+const std::string dash = "—";
+
+std::string cell(const std::string& text) {
+  std::string s;
+  for (char c : text) {
+    if (c == '|') s += "\\|";
+    else if (c == '\n') s += ' ';
+    else s += c;
+  }
+  return s;
+}
+
+std::string code(const std::string& text) { return "`" + cell(text) + "`"; }
+
+std::string opt(std::optional<double> v, std::string (*fmt)(double)) { return v ? fmt(*v) : dash; }
+std::string fmt_speedup(double x) { return format("%.2f×", x); }
+std::string fmt_pct(double x) { return format("%.1f %%", x); }
+std::string fmt_ms(double x) { return format("%.3f", x); }
+std::string fmt_exp(double x) { return format("%.3g", x); }
+
+std::string fmt_bytes(double bytes) {
+  return bytes >= mib ? format("%.0f MiB", bytes / mib) : format("%.0f KiB", bytes / kib);
+}
+
+std::string fmt_cuda_version(double v) {
+  const int i = static_cast<int>(v);
+  return format("%d.%d", i / cuda_version_major_divisor, (i % cuda_version_major_divisor) / cuda_version_minor_divisor);
+}
+
+/// `align` has one letter per column: l or r.
+std::string md_table(const std::vector<std::string>& head, const std::string& align,
+                     const std::vector<std::vector<std::string>>& body) {
+  std::ostringstream s;
+  s << "|";
+  for (const auto& h : head) s << " " << h << " |";
+  s << "\n|";
+  for (std::size_t i = 0; i < head.size(); ++i) s << (i < align.size() && align[i] == 'r' ? "---:|" : "---|");
+  s << "\n";
+  for (const auto& row : body) {
+    s << "|";
+    for (const auto& c : row) s << " " << c << " |";
+    s << "\n";
+  }
+  return s.str();
+}
+
+std::optional<double> ratio(const json* numerator_row, const json* denominator_row) {
+  if (!numerator_row || !denominator_row) return std::nullopt;
+  return median_of(*numerator_row) / median_of(*denominator_row);
+}
+
+// --- Report sections ----------------------------------------------------------------------------------------
+
+std::string render_header(const results_index& idx) {
+  const json& r = idx.results();
+  const json device = r.value("device", json::object());
+  const json timing = r.value("timing", json::object());
+  const json build = r.value("build", json::object());
+  std::ostringstream s;
+  const std::string device_name = string_at(device, "name", "unknown device");
+  s << "# ReduceLab comparison on " << device_name << "\n\n";
+  if (const std::string note = string_at(r, "note"); !note.empty()) s << "> **Note:** " << note << "\n\n";
+
+  std::string dev = device_name;
+  std::vector<std::string> facts;
+  if (const auto cc = string_at(device, "compute_capability"); !cc.empty()) facts.push_back("compute capability " + cc);
+  if (const auto sms = number_at(device, "sm_count")) facts.push_back(format("%.0f SMs", *sms));
+  if (const auto l2 = number_at(device, "l2_bytes")) facts.push_back(fmt_bytes(*l2) + " L2");
+  if (const auto peak = number_at(device, "peak_gb_per_s"))
+    facts.push_back(format("peak %.1f GB/s", *peak) + " = 2 × memory clock × bus width");
+  for (std::size_t i = 0; i < facts.size(); ++i) dev += (i ? ", " : " (") + facts[i] + (i + 1 == facts.size() ? ")" : "");
+
+  std::string build_text = string_at(r, "commit", "unknown");
+  if (build.is_object() && !build.empty()) {
+    build_text += " (" + string_at(build, "type", "?") + " build, CUDA architectures " +
+                  string_at(build, "cuda_architectures", "?") + ", nvcc " + string_at(build, "nvcc", "?");
+    if (const auto flags = string_at(build, "cuda_flags"); !flags.empty()) build_text += ", flags `" + flags + "`";
+    build_text += ")";
+  }
+
+  std::vector<std::string> versions;
+  if (const auto cccl = string_at(r, "cccl_version"); !cccl.empty()) versions.push_back("CCCL " + cccl);
+  if (const auto d = number_at(r, "driver_version")) versions.push_back("driver (CUDA) " + fmt_cuda_version(*d));
+  if (const auto rt = number_at(r, "runtime_version")) versions.push_back("runtime " + fmt_cuda_version(*rt));
+  std::string versions_text;
+  for (std::size_t i = 0; i < versions.size(); ++i) versions_text += (i ? ", " : "") + versions[i];
+
+  std::string timing_text = string_at(timing, "engine", "unknown timing engine");
+  if (const auto w = number_at(timing, "warmup_runs")) timing_text += format("; %.0f warm-up runs", *w);
+  if (const auto n = number_at(timing, "samples")) timing_text += format(", %.0f samples per row", *n);
+  timing_text += "; **cold**: L2 flushed before each sample";
+  if (const auto f = number_at(timing, "l2_flush_bytes")) timing_text += " (" + fmt_bytes(*f) + " written)";
+  timing_text += "; **hot**: back-to-back with the data resident in L2";
+  timing_text += "; statistic: " + string_at(timing, "statistic", "?") + ", spread " + string_at(timing, "spread", "?");
+
+  s << md_table({"", ""}, "ll",
+                {{"Device", cell(dev)},
+                 {"Commit", cell(build_text)},
+                 {"Command", code(string_at(r, "command_line", "?"))},
+                 {"Created (UTC)", cell(string_at(r, "created_utc", "?"))},
+                 {"Versions", cell(versions_text.empty() ? dash : versions_text)},
+                 {"Timing", cell(timing_text)}});
+  s << "\nGB/s is bytes read / median time; % of peak is against the device peak above.\n\n"
+    << "> **Thrust's time includes what `thrust::reduce` does on every call**: it allocates temporary storage, "
+       "synchronizes, and copies the result back to the host. CUB and the custom variants leave the result in "
+       "device memory, so at small sizes the Thrust column measures that overhead as much as the reduction.\n\n";
+  return s.str();
+}
+
+std::vector<std::uint64_t> summary_sizes_for(const std::vector<std::uint64_t>& measured) {
+  std::vector<std::uint64_t> picked;
+  for (const auto n : summary_sizes)
+    if (std::find(measured.begin(), measured.end(), n) != measured.end()) picked.push_back(n);
+  if (!measured.empty() && (picked.empty() || picked.back() < measured.back())) picked.push_back(measured.back());
+  return picked;
+}
+
+std::string render_summary(const results_index& idx) {
+  const auto peak = idx.peak_gb_per_s();
+  bool any_bounded = false;
+  for (const auto& c : idx.cases()) any_bounded = any_bounded || idx.bounded(c);
+
+  std::vector<std::string> head = {"Functor", "Type", "n", "Mode", "Best custom", "µs", "GB/s", "% peak",
+                                   "CUB µs", "CUB GB/s", "Thrust µs", "Thrust GB/s", "× CUB", "× Thrust"};
+  std::string align = "llllllrrrrrrrrr";
+  align.erase(2, 1);  // n is left-aligned text like 2^20; the numbers that follow are right-aligned
+  if (any_bounded) {
+    head.push_back("max \\|error\\| / bound");
+    align += "r";
+  }
+  std::vector<std::vector<std::string>> body;
+  for (const auto& c : idx.cases()) {
+    for (const auto n : summary_sizes_for(idx.timed_sizes(c))) {
+      const std::string mode = idx.timed_rows(c, n, cold_mode).empty() ? hot_mode : cold_mode;
+      const auto rows = idx.timed_rows(c, n, mode);
+      if (rows.empty()) continue;
+      const json* best = nullptr;
+      for (const json* row : rows)
+        if (is_custom(*row) && (!best || median_of(*row) < median_of(*best))) best = row;
+      const json* cub = idx.timed(idx.cub_reference(c), c, n, mode);
+      const json* thrust = idx.timed(idx.thrust_reference(c), c, n, mode);
+      auto us = [](const json* row) { return row ? format_us(median_of(*row)) : dash; };
+      auto gbps = [](const json* row) { return row ? opt(gb_per_s_of(*row), format_gbps) : dash; };
+      std::vector<std::string> line = {code(c.first), code(c.second), size_label(n), mode,
+                                       best ? code(variant_of(*best)) : "(none timed)", us(best), gbps(best),
+                                       best ? opt(pct_of_peak_of(*best, peak), fmt_pct) : dash,
+                                       us(cub), gbps(cub), us(thrust), gbps(thrust),
+                                       opt(ratio(cub, best), fmt_speedup), opt(ratio(thrust, best), fmt_speedup)};
+      if (any_bounded) {
+        std::string err = idx.bounded(c) ? dash : "exact";
+        if (best && idx.bounded(c)) {
+          const json& v = best->at("validation");
+          const auto e = number_at(v, "error"), b = number_at(v, "bound");
+          if (e && b) err = fmt_exp(*e) + " / " + fmt_exp(*b);
+        }
+        line.push_back(err);
+      }
+      body.push_back(line);
+    }
+  }
+  std::ostringstream s;
+  s << "## Summary\n\n"
+    << "Best custom: the fastest custom variant that passed validation. CUB: `" << cub_reduce << "`, Thrust: `"
+    << thrust_reduce << "` (for non-commutative functors `" << cub_scan << "` and `" << thrust_scan
+    << "`, the last element of an inclusive scan). × CUB = CUB time / best-custom time, so above 1 the custom "
+       "variant is faster. Cold mode where it was measured.\n\n";
+  if (body.empty()) s << "No timed rows.\n\n";
+  else s << md_table(head, align, body) << "\n";
+  return s.str();
+}
+
+std::string render_ladder_table(const results_index& idx, std::uint64_t n) {
+  const case_id c{ladder_functor, ladder_type};
+  const auto peak = idx.peak_gb_per_s();
+  std::ostringstream s;
+  s << "### n = " << size_label(n) << " (" << cold_mode << ")\n\n";
+  auto rows = idx.timed_rows(c, n, cold_mode);
+  std::vector<const json*> ladder, libraries;
+  for (const json* row : rows) (is_custom(*row) ? ladder : libraries).push_back(row);
+  std::sort(ladder.begin(), ladder.end(), backend_order);
+  std::sort(libraries.begin(), libraries.end(), backend_order);
+  if (ladder.empty()) {
+    s << "No timed " << ladder_functor << "/" << ladder_type << " custom variants at n = " << size_label(n)
+      << " in " << cold_mode << " mode; the ladder table is omitted.\n\n";
+    return s.str();
+  }
+  const double first = median_of(*ladder.front());
+  std::vector<std::vector<std::string>> body;
+  std::set<int> harris_shown;
+  for (std::size_t i = 0; i < ladder.size(); ++i) {
+    const json& row = *ladder[i];
+    const double t = median_of(row);
+    const int step = ladder_step_of(row);
+    std::vector<std::string> line = {std::to_string(step), code(variant_of(row)), format_us(t),
+                                     opt(gb_per_s_of(row), format_gbps),
+                                     i == 0 ? dash : fmt_speedup(median_of(*ladder[i - 1]) / t),
+                                     fmt_speedup(first / t), opt(pct_of_peak_of(row, peak), fmt_pct)};
+    const harris_kernel* h = harris_for_step(step);
+    if (h && harris_shown.insert(step).second) {
+      line.insert(line.end(), {format("%d: %s", h->kernel, h->what), fmt_ms(h->ms), format("%.3f", h->gb_per_s),
+                               h->step_speedup > 0 ? format("%.2f×", h->step_speedup) : dash,
+                               h->cumulative_speedup > 0 ? format("%.2f×", h->cumulative_speedup) : dash});
+    } else {
+      line.insert(line.end(), {dash, dash, dash, dash, dash});
+    }
+    body.push_back(line);
+  }
+  for (const json* row : libraries) {
+    const double t = median_of(*row);
+    body.push_back({"ref", code(variant_of(*row)), format_us(t), opt(gb_per_s_of(*row), format_gbps), dash,
+                    fmt_speedup(first / t), opt(pct_of_peak_of(*row, peak), fmt_pct), dash, dash, dash, dash, dash});
+  }
+  s << md_table({"Step", "Variant", "µs", "GB/s", "Step speedup", "Cumulative", "% peak", "Harris G80 kernel",
+                 "G80 ms", "G80 GB/s", "G80 step", "G80 cumulative"},
+                "llrrrrrlrrrr", body);
+
+  // Harris's cumulative column starts at his kernel 1 (our step 2); say what ours is on that footing.
+  const json* from = nullptr;
+  const json* to = nullptr;
+  for (const json* row : ladder) {
+    if (!from && ladder_step_of(*row) == harris_first_step) from = row;
+    if (!to && ladder_step_of(*row) == harris_last_step) to = row;
+  }
+  s << "\nStep speedup is against the row above, cumulative against the first row (step "
+    << ladder_step_of(*ladder.front()) << "); library rows (ref) are for comparison.";
+  if (from && to)
+    s << " From step " << harris_first_step << " to step " << harris_last_step << " (Harris's kernels 1 to "
+      << harris_g80[std::size(harris_g80) - 1].kernel << ") this run gains "
+      << fmt_speedup(median_of(*from) / median_of(*to)) << "; Harris's G80 gained "
+      << format("%.2f×", harris_g80[std::size(harris_g80) - 1].cumulative_speedup) << ".";
+  s << "\n\n";
+  return s.str();
+}
+
+std::string render_ladder(const results_index& idx) {
+  std::ostringstream s;
+  s << "## Optimization ladder: " << ladder_functor << " / " << ladder_type << "\n\n"
+    << "Every custom variant in ladder order. Beside it, Mark Harris's published figures for 2^22 ints on a "
+       "GeForce 8800 GTX (G80) from \"Optimizing Parallel Reduction in CUDA\" (NVIDIA, 2007): his kernels 1–7 "
+       "are our steps "
+    << harris_first_step << "–" << harris_last_step
+    << "; our step 1, an atomics baseline, has no counterpart. His figures are quoted, not measured here, and "
+       "are for 2^22 elements at both sizes.\n\n";
+  for (const auto n : ladder_sizes) s << render_ladder_table(idx, n);
+  return s.str();
+}
+
+std::string render_failures(const results_index& idx) {
+  std::vector<std::vector<std::string>> failed;
+  std::map<case_id, std::vector<std::string>> refused;  // (functor, type) -> variants
+  std::map<case_id, std::string> refusal_reason;
+  std::size_t refused_count = 0;
+  for (const auto& c : idx.cases()) {
+    for (const json* row : idx.rows_of(c)) {
+      const std::string status = status_of(*row);
+      if (status == status_pass) continue;
+      if (status == status_refused) {
+        auto& names = refused[c];
+        if (std::find(names.begin(), names.end(), variant_of(*row)) == names.end()) {
+          names.push_back(variant_of(*row));
+          ++refused_count;
+          if (refusal_reason[c].empty()) refusal_reason[c] = message_of(*row);
+        }
+        continue;
+      }
+      failed.push_back({code(variant_of(*row)), code(c.first), code(c.second), size_label(size_of(*row)),
+                        row->at("mode").get<std::string>(), "**" + status + "**", cell(message_of(*row))});
+    }
+  }
+  std::ostringstream s;
+  s << "## Failed and refused rows\n\n";
+  if (failed.empty()) {
+    s << "No failures: every row that ran passed validation.\n\n";
+  } else {
+    s << failed.size() << " row(s) failed validation or errored; they are not timed and appear in no table "
+      << "above.\n\n"
+      << md_table({"Variant", "Functor", "Type", "n", "Mode", "Status", "Message"}, "lllllll", failed) << "\n";
+  }
+  s << refused_count << " (variant, functor, type) combination(s) refused as not applicable";
+  if (refused.empty()) {
+    s << ".\n\n";
+    return s.str();
+  }
+  s << ":\n\n";
+  for (const auto& c : idx.cases()) {
+    const auto it = refused.find(c);
+    if (it == refused.end()) continue;
+    s << "- " << code(c.first) << " / " << code(c.second) << ": ";
+    for (std::size_t i = 0; i < it->second.size(); ++i) s << (i ? ", " : "") << code(it->second[i]);
+    if (const auto& why = refusal_reason[c]; !why.empty()) s << " (" << why << ")";
+    s << "\n";
+  }
+  s << "\n";
+  return s.str();
+}
+
+std::string render_plot_links(const results_index& idx, const std::vector<plot_spec>& plots,
+                              const std::string& plots_subdir) {
+  const std::string prefix = plots_subdir.empty() ? "" : plots_subdir + "/";
+  auto find_plot = [&](const std::string& kind, const case_id& c, const std::string& mode) -> const plot_spec* {
+    for (const auto& p : plots)
+      if (p.kind == kind && p.functor == c.first && p.type == c.second && p.mode == mode) return &p;
+    return nullptr;
+  };
+  std::vector<std::string> head = {"Functor", "Type"};
+  for (const auto& m : idx.modes()) head.push_back("GB/s, " + m);
+  for (const auto& m : idx.modes()) head.push_back("Speedup vs CUB, " + m);
+  std::vector<std::vector<std::string>> body;
+  for (const auto& c : idx.cases()) {
+    std::vector<std::string> line = {code(c.first), code(c.second)};
+    for (const char* kind : {"gbps", "speedup"})
+      for (const auto& m : idx.modes()) {
+        const plot_spec* p = find_plot(kind, c, m);
+        line.push_back(p ? "[" + p->file_name + "](" + prefix + p->file_name + ")" : dash);
+      }
+    body.push_back(line);
+  }
+  std::ostringstream s;
+  s << "## Plots\n\n";
+  if (plots.empty()) {
+    s << "No timed rows, so no plots.\n";
+    return s.str();
+  }
+  // The ladder case's cold charts inline, the rest as links: a sweep over every functor makes dozens of charts.
+  for (const char* kind : {"gbps", "speedup"})
+    if (const plot_spec* p = find_plot(kind, {ladder_functor, ladder_type}, cold_mode))
+      s << "![" << p->file_name << "](" << prefix << p->file_name << ")\n\n";
+  s << md_table(head, std::string(head.size(), 'l'), body);
+  return s.str();
+}
+
+// --- SVG charts ---------------------------------------------------------------------------------------------
+
+namespace svg {
+
+constexpr double width = 1000, height = 540;
+constexpr double margin_left = 84, margin_right = 330, margin_top = 64, margin_bottom = 64;
+constexpr double plot_left = margin_left, plot_right = width - margin_right;
+constexpr double plot_top = margin_top, plot_bottom = height - margin_bottom;
+constexpr double legend_left = plot_right + 24, legend_sample = 30, legend_row_max = 17;
+constexpr double legend_char_width = 6.9;  // average at 12 px; longer labels are squeezed to fit
+constexpr double legend_text_gap = 6, legend_right_pad = 6;
+constexpr double body_font = 12;  // legend_char_width below is measured at this size
+constexpr double title_y = 26, subtitle_y = 46, title_font = 16;
+constexpr double x_tick_label_gap = 15, x_axis_title_from_bottom = 16, y_axis_title_x = 22;
+constexpr double superscript_rise = 6, superscript_font = 9, y_tick_label_gap = 3, text_baseline_shift = 4;
+constexpr double tolerance = 1e-9;  // loop bounds over floating-point tick positions
+constexpr double tick_length = 5, marker_radius = 3;
+constexpr double custom_stroke = 1.8, library_stroke = 3.2;
+constexpr int max_x_ticks = 12, max_log_y_ticks = 9, target_linear_y_ticks = 6;
+constexpr double headroom = 1.05;  // above the highest point or the peak line
+constexpr const char* font = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"";
+constexpr const char* library_dash = "8 4";
+constexpr const char* second_cycle_dash = "5 2 1.5 2";  // custom variants beyond the palette
+// d3's category10: distinct on white and for most colour-blind readers when paired with the dash patterns.
+constexpr const char* custom_palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+// Libraries keep one colour in every chart: CUB's reference black, CUB's own operators blue, Thrust red.
+constexpr const char* cub_reference_colour = "#000000";
+constexpr const char* cub_own_op_colour = "#2166ac";
+constexpr const char* thrust_colour = "#b2182b";
+
+struct line_style {
+  std::string colour;
+  std::string dash;  // empty: solid
+  double stroke = custom_stroke;
+  bool bold_label = false;
+};
+
+struct series {
+  std::string label;
+  line_style style;
+  std::vector<std::pair<double, double>> points;  // (log2 n, y)
+};
+
+constexpr const char* reference_colour = "#555555";
+constexpr const char* reference_dash = "6 4";
+constexpr double reference_stroke = 1.5;
+
+struct chart {
+  std::string title;
+  std::string subtitle;
+  std::string y_label;
+  bool log2_y = false;
+  std::optional<double> reference_y;  // a dashed horizontal line, named last in the legend
+  std::string reference_label;
+  std::vector<series> lines;
+};
+
+std::string escape(const std::string& text) {
+  std::string s;
+  for (char c : text) {
+    switch (c) {
+      case '&': s += "&amp;"; break;
+      case '<': s += "&lt;"; break;
+      case '>': s += "&gt;"; break;
+      case '"': s += "&quot;"; break;
+      default: s += c;
+    }
+  }
+  return s;
+}
+
+std::string num(double v) { return format("%.1f", v); }
+
+double nice_step(double raw) {
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double f = raw / magnitude;
+  return (f < 1.5 ? 1.0 : f < 3.0 ? 2.0 : f < 7.0 ? 5.0 : 10.0) * magnitude;
+}
+
+std::string speedup_tick_label(int k) {
+  if (k >= 0) return format("%.0f×", std::ldexp(1.0, k));
+  if (k >= -3) return format("%g×", std::ldexp(1.0, k));
+  return format("1/%.0f×", std::ldexp(1.0, -k));
+}
+
+std::string render(const chart& ch) {
+  // x range: whole powers of two around the data
+  double x_min = INFINITY, x_max = -INFINITY, y_min = INFINITY, y_max = -INFINITY;
+  for (const auto& l : ch.lines)
+    for (const auto& [x, y] : l.points) {
+      x_min = std::min(x_min, x);
+      x_max = std::max(x_max, x);
+      y_min = std::min(y_min, y);
+      y_max = std::max(y_max, y);
+    }
+  if (ch.reference_y) {
+    y_min = std::min(y_min, *ch.reference_y);
+    y_max = std::max(y_max, *ch.reference_y);
+  }
+  if (!std::isfinite(x_min) || !std::isfinite(y_min)) {  // nothing to draw: an empty frame, not NaN coordinates
+    x_min = 0;
+    x_max = 1;
+    y_min = y_max = 1;
+  }
+  double x_lo = std::floor(x_min), x_hi = std::ceil(x_max);
+  if (x_hi <= x_lo) {
+    x_lo -= 1;
+    x_hi += 1;
+  }
+  double y_lo = 0, y_hi = 1, y_step = 1;
+  if (ch.log2_y) {
+    y_lo = std::min(0.0, std::floor(std::log2(y_min)));
+    y_hi = std::max(0.0, std::ceil(std::log2(y_max)));
+    if (y_hi <= y_lo) y_hi = y_lo + 1;
+    y_step = std::ceil((y_hi - y_lo) / max_log_y_ticks);
+  } else {
+    y_step = nice_step(std::max(y_max * headroom, tolerance) / target_linear_y_ticks);
+    y_hi = std::ceil(y_max * headroom / y_step) * y_step;
+  }
+  auto px = [&](double x) { return plot_left + (x - x_lo) / (x_hi - x_lo) * (plot_right - plot_left); };
+  auto py = [&](double y) {
+    const double v = ch.log2_y ? std::log2(y) : y;
+    return plot_bottom - (v - y_lo) / (y_hi - y_lo) * (plot_bottom - plot_top);
+  };
+
+  std::ostringstream s;
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+    << "\" viewBox=\"0 0 " << width << " " << height << "\" " << font << " font-size=\"" << num(body_font) << "\">\n"
+    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    << "<text x=\"" << num(plot_left) << "\" y=\"" << num(title_y) << "\" font-size=\"" << num(title_font)
+    << "\" font-weight=\"bold\">" << escape(ch.title)
+    << "</text>\n"
+    << "<text x=\"" << num(plot_left) << "\" y=\"" << num(subtitle_y) << "\" fill=\"#555\">" << escape(ch.subtitle) << "</text>\n";
+
+  // grid and y ticks
+  s << "<g stroke=\"#e3e3e3\" stroke-width=\"1\">\n";
+  std::vector<std::pair<double, std::string>> y_ticks;
+  if (ch.log2_y) {
+    for (double k = y_lo; k <= y_hi + tolerance; k += y_step)
+      y_ticks.emplace_back(std::ldexp(1.0, static_cast<int>(k)), speedup_tick_label(static_cast<int>(k)));
+  } else {
+    for (double v = 0; v <= y_hi + y_step * tolerance; v += y_step) y_ticks.emplace_back(v, format("%g", v));
+  }
+  for (const auto& [v, label] : y_ticks)
+    if (!ch.log2_y || v > 0)
+      s << "<line x1=\"" << num(plot_left) << "\" y1=\"" << num(py(v)) << "\" x2=\"" << num(plot_right)
+        << "\" y2=\"" << num(py(v)) << "\"/>\n";
+  const double x_stride = std::ceil((x_hi - x_lo) / max_x_ticks);
+  for (double k = x_lo; k <= x_hi + tolerance; k += x_stride)
+    s << "<line x1=\"" << num(px(k)) << "\" y1=\"" << num(plot_top) << "\" x2=\"" << num(px(k)) << "\" y2=\""
+      << num(plot_bottom) << "\"/>\n";
+  s << "</g>\n";
+
+  // axes, tick labels, axis titles
+  s << "<g stroke=\"#333\" stroke-width=\"1.2\">\n"
+    << "<line x1=\"" << num(plot_left) << "\" y1=\"" << num(plot_bottom) << "\" x2=\"" << num(plot_right)
+    << "\" y2=\"" << num(plot_bottom) << "\"/>\n"
+    << "<line x1=\"" << num(plot_left) << "\" y1=\"" << num(plot_top) << "\" x2=\"" << num(plot_left) << "\" y2=\""
+    << num(plot_bottom) << "\"/>\n";
+  for (const auto& [v, label] : y_ticks)
+    s << "<line x1=\"" << num(plot_left - tick_length) << "\" y1=\"" << num(py(v)) << "\" x2=\"" << num(plot_left)
+      << "\" y2=\"" << num(py(v)) << "\"/>\n";
+  for (double k = x_lo; k <= x_hi + tolerance; k += x_stride)
+    s << "<line x1=\"" << num(px(k)) << "\" y1=\"" << num(plot_bottom) << "\" x2=\"" << num(px(k)) << "\" y2=\""
+      << num(plot_bottom + tick_length) << "\"/>\n";
+  s << "</g>\n<g fill=\"#333\">\n";
+  for (const auto& [v, label] : y_ticks)
+    s << "<text x=\"" << num(plot_left - tick_length - y_tick_label_gap) << "\" y=\"" << num(py(v) + text_baseline_shift)
+      << "\" text-anchor=\"end\">" << escape(label) << "</text>\n";
+  for (double k = x_lo; k <= x_hi + tolerance; k += x_stride)
+    s << "<text x=\"" << num(px(k)) << "\" y=\"" << num(plot_bottom + tick_length + x_tick_label_gap)
+      << "\" text-anchor=\"middle\">2<tspan dy=\"" << num(-superscript_rise) << "\" font-size=\""
+      << num(superscript_font) << "\">" << static_cast<int>(k)
+      << "</tspan></text>\n";
+  s << "<text x=\"" << num((plot_left + plot_right) / 2) << "\" y=\"" << num(height - x_axis_title_from_bottom)
+    << "\" text-anchor=\"middle\">elements n (log scale)</text>\n"
+    << "<text transform=\"translate(" << num(y_axis_title_x) << "," << num((plot_top + plot_bottom) / 2)
+    << ") rotate(-90)\" text-anchor=\"middle\">" << escape(ch.y_label) << "</text>\n</g>\n";
+
+  auto stroke_attributes = [](const line_style& st) {
+    return "fill=\"none\" stroke=\"" + st.colour + "\" stroke-width=\"" + num(st.stroke) + "\"" +
+           (st.dash.empty() ? "" : " stroke-dasharray=\"" + st.dash + "\"") + " stroke-linejoin=\"round\"";
+  };
+  const line_style reference_style{reference_colour, reference_dash, reference_stroke, false};
+  const std::size_t legend_entries = ch.lines.size() + (ch.reference_y ? 1 : 0);
+  const double row_height =
+      std::min(legend_row_max, (plot_bottom - plot_top) / std::max<double>(1.0, static_cast<double>(legend_entries)));
+  auto legend_entry = [&](std::size_t i, const line_style& st, const std::string& label) {
+    const double ly = plot_top + row_height * (static_cast<double>(i) + 0.5);
+    const double text_x = legend_left + legend_sample + legend_text_gap;
+    const double room = width - legend_right_pad - text_x;
+    const bool squeeze = static_cast<double>(label.size()) * legend_char_width > room;
+    s << "<line x1=\"" << num(legend_left) << "\" y1=\"" << num(ly) << "\" x2=\"" << num(legend_left + legend_sample)
+      << "\" y2=\"" << num(ly) << "\" " << stroke_attributes(st) << "/>\n"
+      << "<text x=\"" << num(text_x) << "\" y=\"" << num(ly + text_baseline_shift) << "\""
+      << (squeeze ? " textLength=\"" + num(room) + "\" lengthAdjust=\"spacingAndGlyphs\"" : "")
+      << (st.bold_label ? " font-weight=\"bold\"" : "") << ">" << escape(label) << "</text>\n";
+  };
+
+  if (ch.reference_y) {
+    const double y = py(*ch.reference_y);
+    s << "<g>\n<line x1=\"" << num(plot_left) << "\" y1=\"" << num(y) << "\" x2=\"" << num(plot_right) << "\" y2=\""
+      << num(y) << "\" " << stroke_attributes(reference_style) << "/>\n";
+    legend_entry(ch.lines.size(), reference_style, ch.reference_label);
+    s << "</g>\n";
+  }
+
+  // series, each with its legend entry
+  for (std::size_t i = 0; i < ch.lines.size(); ++i) {
+    const series& l = ch.lines[i];
+    const std::string style = stroke_attributes(l.style);
+    const std::string& colour = l.style.colour;
+    s << "<g>\n<title>" << escape(l.label) << "</title>\n<polyline " << style << " points=\"";
+    for (std::size_t j = 0; j < l.points.size(); ++j)
+      s << (j ? " " : "") << num(px(l.points[j].first)) << "," << num(py(l.points[j].second));
+    s << "\"/>\n";
+    for (const auto& [x, y] : l.points)
+      s << "<circle cx=\"" << num(px(x)) << "\" cy=\"" << num(py(y)) << "\" r=\"" << num(marker_radius)
+        << "\" fill=\"" << colour << "\"/>\n";
+    legend_entry(i, l.style, l.label);
+    s << "</g>\n";
+  }
+  s << "</svg>\n";
+  return s.str();
+}
+
+}  // namespace svg
+
+std::string sanitize(const std::string& text) {
+  std::string s = text;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+  return s;
+}
+
+/// A custom variant's colour follows its place among all custom variants of the run, so it is the same in
+/// every chart; past the palette, colours repeat with a dash-dot pattern.
+svg::line_style style_of(const results_index& idx, const json& row) {
+  const std::string v = variant_of(row);
+  if (!is_custom(row)) {
+    const char* colour = v.rfind("thrust", 0) == 0                  ? svg::thrust_colour
+                         : v == cub_reduce || v == cub_scan ? svg::cub_reference_colour
+                                                                     : svg::cub_own_op_colour;
+    return {colour, svg::library_dash, svg::library_stroke, true};
+  }
+  const auto& order = idx.custom_variants();
+  const std::size_t k =
+      static_cast<std::size_t>(std::find(order.begin(), order.end(), v) - order.begin());
+  const std::size_t palette = std::size(svg::custom_palette);
+  return {svg::custom_palette[k % palette], k >= palette ? svg::second_cycle_dash : "", svg::custom_stroke, false};
+}
+
+std::string legend_label(const json& row) {
+  return is_custom(row) ? std::to_string(ladder_step_of(row)) + " " + variant_of(row) : variant_of(row);
+}
+
+/// One series per backend with a timed row in (case, mode), in backend order; y from `value`.
+template <class ValueT>
+std::vector<svg::series> collect_series(const results_index& idx, const case_id& c, const std::string& mode,
+                                        ValueT value) {
+  std::vector<const json*> rows;
+  for (const json* row : idx.rows_of(c))
+    if (is_timed(*row) && row->at("mode") == mode && size_of(*row) > 0) rows.push_back(row);
+  std::stable_sort(rows.begin(), rows.end(), [](const json* a, const json* b) {
+    if (backend_order(a, b) || backend_order(b, a)) return backend_order(a, b);
+    return size_of(*a) < size_of(*b);
+  });
+  std::vector<svg::series> out;
+  for (const json* row : rows) {
+    const auto y = value(*row);
+    if (!y || *y <= 0.0) continue;
+    if (out.empty() || out.back().label != legend_label(*row))
+      out.push_back({legend_label(*row), style_of(idx, *row), {}});
+    out.back().points.emplace_back(std::log2(static_cast<double>(size_of(*row))), *y);
+  }
+  return out;
+}
+
+std::string mode_note(const json& results, const std::string& mode) {
+  const json timing = results.value("timing", json::object());
+  std::string s = string_at(timing, "statistic", "median");
+  if (const auto n = number_at(timing, "samples")) s += format(" of %.0f samples", *n);
+  if (mode == cold_mode) s += "; L2 flushed before each sample";
+  else if (mode == hot_mode) s += "; data resident in L2, back-to-back";
+  return s;
+}
+
+std::string render_plot(const results_index& idx, const plot_spec& p) {
+  const case_id c{p.functor, p.type};
+  const std::string device = string_at(idx.results().value("device", json::object()), "name", "unknown device");
+  svg::chart ch;
+  if (p.kind == "gbps") {
+    ch.title = p.functor + " / " + p.type + ": GB/s by size, " + p.mode + " (" + device + ")";
+    ch.y_label = "GB/s (bytes read / median time)";
+    ch.lines = collect_series(idx, c, p.mode, [](const json& row) { return gb_per_s_of(row); });
+    if (const auto peak = idx.peak_gb_per_s()) {
+      ch.reference_y = *peak;
+      ch.reference_label = format("device peak %.0f GB/s", *peak);
+    }
+  } else {
+    const std::string reference = idx.cub_reference(c);
+    ch.title = p.functor + " / " + p.type + ": speedup vs CUB, " + p.mode + " (" + device + ")";
+    ch.y_label = "speedup vs CUB (CUB time / time, log scale)";
+    ch.log2_y = true;
+    ch.reference_y = 1.0;
+    ch.reference_label = "1× = " + reference;
+    ch.lines = collect_series(idx, c, p.mode, [&](const json& row) -> std::optional<double> {
+      if (variant_of(row) == reference) return std::nullopt;
+      return ratio(idx.timed(reference, c, size_of(row), p.mode), &row);
+    });
+  }
+  ch.subtitle = mode_note(idx.results(), p.mode) + "; libraries drawn thick and dashed";
+  return svg::render(ch);
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  f.close();
+  if (!f) throw std::runtime_error("cannot write '" + path.string() + "'");
+}
+
+}  // namespace
+
+// --- Public API ---------------------------------------------------------------------------------------------
+
+json load_results(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw usage_error("results file '" + path + "' cannot be opened (missing or unreadable)");
+  json results;
+  try {
+    results = json::parse(f);
+  } catch (const json::parse_error& e) {
+    throw usage_error("results file '" + path + "' is not valid JSON: " + e.what());
+  }
+  if (!results.is_object()) throw usage_error("results file '" + path + "' is not a JSON object");
+  const auto schema = results.find("schema");
+  if (schema == results.end() || !schema->is_string())
+    throw usage_error("results file '" + path + "' has no \"schema\" string (expected \"" + schema_name + "\")");
+  if (*schema != schema_name)
+    throw usage_error("results file '" + path + "' has schema \"" + schema->get<std::string>() + "\", expected \"" +
+                      schema_name + "\"");
+  const auto rows = results.find("rows");
+  if (rows == results.end() || !rows->is_array())
+    throw usage_error("results file '" + path + "' has no \"rows\" array");
+  for (std::size_t i = 0; i < rows->size(); ++i) {
+    const json& row = (*rows)[i];
+    const bool ok = row.is_object() && row.contains("variant") && row["variant"].is_string() &&
+                    row.contains("functor") && row["functor"].is_string() && row.contains("type") &&
+                    row["type"].is_string() && row.contains("mode") && row["mode"].is_string() &&
+                    row.contains("n") && row["n"].is_number_unsigned();
+    if (!ok)
+      throw usage_error("results file '" + path + "': row " + std::to_string(i) +
+                        " lacks one of variant, functor, type, mode (strings) or n (a non-negative integer)");
+  }
+  return results;
+}
+
+std::vector<plot_spec> plan_plots(const json& results) {
+  const results_index idx(results);
+  std::vector<plot_spec> plots;
+  for (const auto& c : idx.cases()) {
+    for (const auto& mode : idx.modes()) {
+      bool any = false, reference = false, other = false;
+      for (const json* row : idx.rows_of(c)) {
+        if (!is_timed(*row) || row->at("mode") != mode) continue;
+        any = true;
+        (variant_of(*row) == idx.cub_reference(c) ? reference : other) = true;
+      }
+      const std::string stem = sanitize(c.first) + "_" + sanitize(c.second) + "_" + sanitize(mode) + ".svg";
+      if (any) plots.push_back({"gbps", c.first, c.second, mode, "gbps_" + stem});
+      if (reference && other) plots.push_back({"speedup", c.first, c.second, mode, "speedup_" + stem});
+    }
+  }
+  return plots;
+}
+
+std::string render_markdown(const json& results, const std::string& plots_subdir) {
+  const results_index idx(results);
+  return render_header(idx) + render_summary(idx) + render_ladder(idx) + render_failures(idx) +
+         render_plot_links(idx, plan_plots(results), plots_subdir);
+}
+
+void write_plots(const json& results, const std::string& dir) {
+  const results_index idx(results);
+  for (const auto& p : plan_plots(results)) write_file(std::filesystem::path(dir) / p.file_name, render_plot(idx, p));
+}
+
+void write_report(const json& results, const std::string& out_dir) {
+  const std::filesystem::path out(out_dir);
+  std::error_code ec;
+  std::filesystem::create_directories(out / plots_subdir_name, ec);
+  if (ec) throw std::runtime_error("cannot create '" + (out / plots_subdir_name).string() + "': " + ec.message());
+  write_file(out / report_file_name, render_markdown(results, plots_subdir_name));
+  write_plots(results, (out / plots_subdir_name).string());
+}
+
+}  // namespace reducelab::report
+
+namespace reducelab::cli {
+
+int run_report(const options& o, std::ostream& out) {
+  if (o.positional.size() != 1)
+    throw usage_error("report needs exactly one results file: reducelab report RESULTS.json [--out DIR]");
+  const std::string& path = o.positional.front();
+  const auto results = report::load_results(path);
+  std::string out_dir = o.out_dir;
+  if (out_dir.empty()) {
+    out_dir = std::filesystem::path(path).parent_path().string();
+    if (out_dir.empty()) out_dir = ".";
+  }
+  report::write_report(results, out_dir);
+  const auto plots = report::plan_plots(results);
+  const std::filesystem::path dir(out_dir);
+  out << "wrote " << (dir / report::report_file_name).string() << " and " << plots.size() << " plot(s) in "
+      << (dir / report::plots_subdir_name).string() << "\n";
+  return 0;
+}
+
+}  // namespace reducelab::cli

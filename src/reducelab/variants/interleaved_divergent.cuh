@@ -1,0 +1,67 @@
+// Ladder step 2: interleaved_divergent (Harris's kernel 1). A shared-memory tree per block of 256 values:
+// at level s the threads with tid % 2s == 0 combine sdata[tid] with sdata[tid + s].
+//
+// Fixes over step 1: no atomics. The block's values meet in a tree of log2(256) = 8 levels instead of a chain
+// of 256 serialized atomics, any value type works (a plain shared-memory store, not a 64-bit CAS), and each
+// combine takes its left operand from the lower index, so the result is in input order: non-commutative
+// functors are served and the result is reproducible. Cannot serve: nothing is refused; it is slow because
+// the `tid % 2s` branch leaves most lanes of each warp idle and % costs many instructions (step 3).
+// One value per thread, so a pass leaves n / 256 partials; the same kernel runs again over them until one
+// value is left (variants/ladder_passes.hpp).
+#pragma once
+
+#include "reducelab/core/error.hpp"
+#include "reducelab/kernels/interleaved_divergent.cuh"
+#include "reducelab/variants/ladder_passes.hpp"
+#include "reducelab/variants/variant.hpp"
+
+namespace reducelab::variants {
+
+struct interleaved_divergent {
+  static constexpr const char* name = "interleaved_divergent";
+  static constexpr const char* summary =
+      "step 2 (Harris 1): shared-memory tree, interleaved addressing, divergent tid % 2s test";
+  static constexpr variant_traits traits = {/*ladder_step*/ 2, /*needs_commutative*/ false, /*max_value_bytes*/ 0,
+                                            /*needs_cooperative_launch*/ false, /*power_of_two_block*/ true,
+                                            /*preserves_order*/ true, /*deterministic*/ true};
+  struct policy {
+    // Harris's block size, the same for every ladder step so that the steps compare like for like.
+    static constexpr int block_threads = 256;
+    static constexpr std::size_t tile_items = block_threads;  // one value per thread (the kernel's design)
+    static constexpr std::size_t max_blocks = ladder::max_grid_x;
+    static_assert((block_threads & (block_threads - 1)) == 0, "the tree halves the block: a power of two");
+  };
+
+  template <class OpT, class T>
+  static std::size_t grid_size(std::size_t n) {
+    return ladder::shape_pass(n, policy::tile_items, policy::max_blocks).grid;
+  }
+
+  template <class OpT, class T>
+  static std::size_t workspace_bytes(std::size_t n) {
+    return ladder::workspace_items(n, policy::tile_items, policy::max_blocks) * sizeof(T);
+  }
+
+  /// Per pass: the tile's tree (ceil(log2(tile_items)) levels) plus the chain of a block's tiles.
+  template <class OpT, class T>
+  static std::size_t combine_depth(std::size_t n) {
+    return ladder::passes_depth(n, policy::tile_items, policy::max_blocks,
+                                [](std::size_t, const ladder::pass_shape& shape) {
+                                  return ladder::tree_pass_depth(policy::tile_items, shape);
+                                });
+  }
+
+  template <class OpT, class T>
+  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
+    constexpr int threads = policy::block_threads;
+    ladder::run_passes(in, n, out, static_cast<T*>(workspace), policy::tile_items, policy::max_blocks,
+                       [&](const T* src, std::size_t count, const ladder::pass_shape& shape, T* dst) {
+                         const auto grid = static_cast<unsigned>(shape.grid);
+                         kernels::interleaved_divergent<threads>
+                             <<<grid, threads, 0, stream>>>(src, count, shape.tiles_per_block, dst, op);
+                         CUDA_TRY_LAUNCH();
+                       });
+  }
+};
+
+}  // namespace reducelab::variants

@@ -1,0 +1,63 @@
+// Variant, ladder step 10: shuffle reduction finished with one atomic per block.
+// Fixes over shuffle_atomic_per_warp: one atomic per block instead of one per warp (8x fewer with 256
+// threads) for the price of one shared-memory step and a barrier in the block; still one launch (after a
+// one-thread launch that stores the identity) and no workspace.
+// Cannot serve: non-commutative functors (grid-stride loop, atomics landing in any order); values wider than
+// 8 bytes (the widest compare-and-swap is 64 bits). Not deterministic: floating-point sums depend on the order
+// in which the atomics land.
+#pragma once
+
+#include "reducelab/core/device_info.hpp"
+#include "reducelab/core/error.hpp"
+#include "reducelab/kernels/shuffle_atomic.cuh"
+#include "reducelab/variants/variant.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace reducelab::variants {
+
+struct shuffle_atomic_per_block {
+  static constexpr const char* name = "shuffle_atomic_per_block";
+  static constexpr const char* summary =
+      "grid-stride loop, shuffle tree per block, one atomic combine into the output per block";
+  static constexpr variant_traits traits = {/*ladder_step*/ 10, /*needs_commutative*/ true, /*max_value_bytes*/ 8,
+                                            /*needs_cooperative_launch*/ false, /*power_of_two_block*/ false,
+                                            /*preserves_order*/ false, /*deterministic*/ false};
+  struct policy {
+    static constexpr int block_threads = 256;
+    static constexpr int blocks_per_sm = 8;  // 8 x 256 = 2048 threads: a full Hopper SM, loads in flight
+  };
+
+  template <class OpT, class T>
+  static std::size_t grid_size(std::size_t n) {
+    const std::size_t full = static_cast<std::size_t>(current_device().sm_count) * policy::blocks_per_sm;
+    return std::max<std::size_t>(1, std::min(full, ceil_div<std::size_t>(n, policy::block_threads)));
+  }
+
+  template <class OpT, class T>
+  static std::size_t workspace_bytes(std::size_t) {
+    return 0;
+  }
+
+  // Atomics chain every partial through the one output in an unknown order: bound by n.
+  template <class OpT, class T>
+  static std::size_t combine_depth(std::size_t n) {
+    return n;
+  }
+
+  template <class OpT, class T>
+  static void run(const T* in, std::size_t n, T* out, void*, std::size_t, OpT op, cudaStream_t stream) {
+    constexpr int threads = policy::block_threads;
+    // atomic_combine works on the aligned 8-byte word that holds *out; a T straddling two words cannot be served.
+    REDUCELAB_EXPECTS(reinterpret_cast<std::uintptr_t>(out) % 8 + sizeof(T) <= 8,
+                      std::string(name) + ": the output must lie inside one aligned 8-byte word for its atomics");
+    kernels::shuffle_atomic_init<OpT><<<1, 1, 0, stream>>>(out);
+    CUDA_TRY_LAUNCH();
+    const std::size_t grid = grid_size<OpT, T>(n);
+    kernels::shuffle_atomic_per_block<threads><<<static_cast<unsigned>(grid), threads, 0, stream>>>(in, n, out, op);
+    CUDA_TRY_LAUNCH();
+  }
+};
+
+}  // namespace reducelab::variants

@@ -1,0 +1,387 @@
+// CPU: the Markdown report, the SVG plots and `reducelab diff`, on the synthetic fixtures under
+// tests/fixtures (REDUCELAB_FIXTURE_DIR). The expected numbers are worked out by hand from the fixture's medians.
+#include "comparisons/commands_report.hpp"
+#include "comparisons/diff.hpp"
+#include "comparisons/report.hpp"
+#include "reducelab/core/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#ifndef REDUCELAB_FIXTURE_DIR
+#error "REDUCELAB_FIXTURE_DIR must name tests/fixtures (set by tests/CMakeLists.txt)"
+#endif
+
+using nlohmann::json;
+using reducelab::usage_error;
+namespace fs = std::filesystem;
+namespace rr = reducelab::report;
+
+namespace {
+
+const std::string fixture_a = std::string(REDUCELAB_FIXTURE_DIR) + "/compare_small.json";
+const std::string fixture_b = std::string(REDUCELAB_FIXTURE_DIR) + "/compare_small_b.json";
+
+template <class F>
+std::string usage_error_of(F f) {
+  try {
+    f();
+  } catch (const usage_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// A fresh folder under the test temp dir, removed when the test ends.
+struct scratch_dir {
+  fs::path path;
+  scratch_dir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path = fs::path(::testing::TempDir()) / (std::string("reducelab_") + info->test_suite_name() + "_" + info->name());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~scratch_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+void write_text(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+/// The text from the heading `from` up to the next heading of the same or a higher level (or the end).
+std::string section(const std::string& md, const std::string& from) {
+  const auto begin = md.find(from);
+  if (begin == std::string::npos) return "";
+  const std::string level = from.substr(0, from.find(' ') + 1);  // "## " or "### "
+  std::size_t end = begin + from.size();
+  while (true) {
+    end = md.find("\n#", end);
+    if (end == std::string::npos) return md.substr(begin);
+    const std::string next = md.substr(end + 1, level.size());
+    if (next == level || (level.size() > 3 && md.compare(end + 1, 3, "## ") == 0)) return md.substr(begin, end - begin);
+    ++end;
+  }
+}
+
+/// The Markdown table line of `section_text` that mentions `variant` in backticks.
+std::string table_line(const std::string& section_text, const std::string& variant) {
+  std::istringstream in(section_text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("|", 0) == 0 && line.find("`" + variant + "`") != std::string::npos) return line;
+  return "";
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + what.size())) ++n;
+  return n;
+}
+
+const json& fixture() {
+  static const json results = rr::load_results(fixture_a);
+  return results;
+}
+
+}  // namespace
+
+// --- load_results ---------------------------------------------------------------------------------------
+
+TEST(LoadResults, FixtureLoadsAndSaysItIsSynthetic) {
+  EXPECT_EQ(fixture().at("schema"), "reducelab-compare-1");
+  EXPECT_NE(fixture().at("note").get<std::string>().find("synthetic"), std::string::npos);
+}
+
+TEST(LoadResults, MissingFileIsNamed) {
+  const std::string msg = usage_error_of([] { rr::load_results("/no/such/dir/results.json"); });
+  EXPECT_NE(msg.find("/no/such/dir/results.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cannot be opened"), std::string::npos) << msg;
+}
+
+TEST(LoadResults, WrongSchemaIsNamed) {
+  scratch_dir dir;
+  const auto path = (dir.path / "old.json").string();
+  write_text(path, R"({"schema": "reducelab-compare-0", "rows": []})");
+  const std::string msg = usage_error_of([&] { rr::load_results(path); });
+  EXPECT_NE(msg.find(path), std::string::npos) << msg;
+  EXPECT_NE(msg.find("reducelab-compare-0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("expected \"reducelab-compare-1\""), std::string::npos) << msg;
+}
+
+TEST(LoadResults, BadJsonAndBadRowsAreNamed) {
+  scratch_dir dir;
+  const auto bad = (dir.path / "bad.json").string();
+  write_text(bad, "{\"schema\": ");
+  EXPECT_NE(usage_error_of([&] { rr::load_results(bad); }).find("not valid JSON"), std::string::npos);
+  const auto no_schema = (dir.path / "no_schema.json").string();
+  write_text(no_schema, R"({"rows": []})");
+  EXPECT_NE(usage_error_of([&] { rr::load_results(no_schema); }).find("no \"schema\""), std::string::npos);
+  const auto bad_row = (dir.path / "bad_row.json").string();
+  write_text(bad_row, R"({"schema": "reducelab-compare-1", "rows": [{"variant": "x"}]})");
+  EXPECT_NE(usage_error_of([&] { rr::load_results(bad_row); }).find("row 0"), std::string::npos);
+}
+
+// --- render_markdown -----------------------------------------------------------------------------------
+
+TEST(Markdown, HeaderNamesDeviceRunAndThrustCaveat) {
+  const std::string md = rr::render_markdown(fixture(), "plots");
+  EXPECT_NE(md.find("NVIDIA H200"), std::string::npos);
+  EXPECT_NE(md.find("132 SMs"), std::string::npos);
+  EXPECT_NE(md.find("60 MiB L2"), std::string::npos);
+  EXPECT_NE(md.find("peak 4814.3 GB/s"), std::string::npos);
+  EXPECT_NE(md.find("abc1234"), std::string::npos);
+  EXPECT_NE(md.find("CCCL 3.0.1"), std::string::npos);
+  EXPECT_NE(md.find("120 MiB written"), std::string::npos);  // l2_flush_bytes
+  EXPECT_NE(md.find("reducelab compare --ops plus,affine_compose"), std::string::npos);
+  EXPECT_NE(md.find("Thrust's time includes"), std::string::npos);
+  EXPECT_NE(md.find("synthetic fixture"), std::string::npos);
+}
+
+TEST(Markdown, LadderSpeedupsAndHarrisFigures) {
+  const std::string md = rr::render_markdown(fixture(), "plots");
+  const std::string at22 = section(md, "### n = 2^22");
+  ASSERT_FALSE(at22.empty()) << md;
+  // Fixture medians at 2^22 cold: step 1 120 us, step 2 95, step 3 60, ..., step 8 10, step 9 8.
+  // Step 3: 95 / 60 = 1.583 -> 1.58x over step 2; cumulative 120 / 60 = 2.00x.
+  const std::string step3 = table_line(at22, "interleaved_strided");
+  EXPECT_NE(step3.find("| 1.58× | 2.00× |"), std::string::npos) << step3;
+  // Step 9: 10 / 8 = 1.25x; cumulative 120 / 8 = 15.00x.
+  const std::string step9 = table_line(at22, "grid_stride_shuffle");
+  EXPECT_NE(step9.find("| 1.25× | 15.00× |"), std::string::npos) << step9;
+  // Step 8 is Harris's kernel 7 (62.671 GB/s, 30.04x); step 2 his kernel 1 (8.054 ms).
+  EXPECT_NE(table_line(at22, "many_per_thread").find("62.671"), std::string::npos);
+  EXPECT_NE(table_line(at22, "many_per_thread").find("30.04×"), std::string::npos);
+  EXPECT_NE(table_line(at22, "interleaved_divergent").find("8.054"), std::string::npos);
+  // Step 1 is ours alone.
+  EXPECT_EQ(table_line(at22, "atomic_shared_slot").find("Harris"), std::string::npos);
+  for (const char* figure : {"3.456", "1.722", "0.965", "0.536", "0.381", "0.268", "4.854", "9.741", "17.377",
+                             "31.289", "43.996", "2.33×", "4.68×", "8.34×", "15.01×", "21.16×"})
+    EXPECT_NE(at22.find(figure), std::string::npos) << figure;
+  // Two variants share step 10; the second one's step speedup is against the first: 8.4 / 9.6 = 0.875.
+  EXPECT_NE(table_line(at22, "shuffle_atomic_per_warp").find("| 0.88× | 12.50× |"), std::string::npos);
+  // Libraries are reference rows with a cumulative figure: 120 / 7.6 = 15.79x.
+  EXPECT_NE(table_line(at22, "cub::DeviceReduce::Reduce").find("| ref |"), std::string::npos);
+  EXPECT_NE(table_line(at22, "cub::DeviceReduce::Reduce").find("15.79×"), std::string::npos);
+  // Step 2 to step 8 on Harris's footing: 95 / 10 = 9.50x.
+  EXPECT_NE(at22.find("this run gains 9.50×"), std::string::npos);
+
+  const std::string at28 = section(md, "### n = 2^28");
+  // 2^28: step 1 9000 us, step 8 300 us -> 30.00x cumulative.
+  EXPECT_NE(table_line(at28, "many_per_thread").find("30.00×"), std::string::npos) << at28;
+}
+
+TEST(Markdown, MissingLadderDataIsOneLine) {
+  json results = fixture();
+  auto& rows = results.at("rows");
+  rows.erase(std::remove_if(rows.begin(), rows.end(),
+                            [](const json& r) { return r.at("n") == (1u << 28) && r.at("type") == "int32"; }),
+             rows.end());
+  const std::string md = rr::render_markdown(results, "plots");
+  const std::string at28 = section(md, "### n = 2^28");
+  EXPECT_NE(at28.find("the ladder table is omitted"), std::string::npos) << at28;
+  EXPECT_EQ(at28.find("| Step |"), std::string::npos);
+}
+
+TEST(Markdown, SummaryPicksBestCustomAndComputesSpeedups) {
+  const std::string md = rr::render_markdown(fixture(), "plots");
+  const std::string summary = section(md, "## Summary");
+  // plus/int32 at 2^28 cold: best custom grid_stride_shuffle 280 us; CUB 272 us -> 0.97x; Thrust 300 -> 1.07x.
+  std::string int32_line;
+  std::istringstream in(summary);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("`int32` | 2^28 | cold") != std::string::npos) int32_line = line;
+  ASSERT_FALSE(int32_line.empty()) << summary;
+  EXPECT_NE(int32_line.find("`grid_stride_shuffle` | 280.0"), std::string::npos) << int32_line;
+  EXPECT_NE(int32_line.find("| 0.97× | 1.07× |"), std::string::npos) << int32_line;
+  // plus/float: the best row's error and bound; affine_compose against the scans: 1650 / 570 = 2.89x.
+  EXPECT_NE(table_line(summary, "float").find("2 / 512"), std::string::npos) << summary;
+  EXPECT_NE(table_line(summary, "affine32").find("2.89×"), std::string::npos) << summary;
+}
+
+TEST(Markdown, FailedRowIsListedAsFailedAndNeverTimed) {
+  const std::string md = rr::render_markdown(fixture(), "plots");
+  const std::string failed = section(md, "## Failed and refused rows");
+  const std::string line = table_line(failed, "vectorized_loads");
+  EXPECT_NE(line.find("FAIL"), std::string::npos) << failed;
+  EXPECT_NE(line.find("got 2096640, expected 2097152"), std::string::npos) << line;
+  EXPECT_EQ(section(md, "## Summary").find("vectorized_loads"), std::string::npos);
+  EXPECT_EQ(section(md, "## Optimization ladder").find("vectorized_loads"), std::string::npos);
+  // Refused: 5 (variant, functor, type) triples for affine_compose/affine32, each at 3 sizes in the fixture.
+  EXPECT_NE(failed.find("5 (variant, functor, type) combination(s) refused"), std::string::npos) << failed;
+}
+
+TEST(Markdown, SparseResultsStillRender) {
+  // No rows at all, then a single hot row with no device block: every section still says what it has.
+  json results = {{"schema", "reducelab-compare-1"}, {"rows", json::array()}};
+  std::string md = rr::render_markdown(results, "plots");
+  EXPECT_NE(md.find("No timed rows"), std::string::npos) << md;
+  EXPECT_NE(md.find("the ladder table is omitted"), std::string::npos);
+  EXPECT_TRUE(rr::plan_plots(results).empty());
+  results["rows"].push_back({{"variant", "grid_stride_shuffle"}, {"family", "custom"}, {"ladder_step", 9},
+                             {"functor", "plus"}, {"type", "int32"}, {"n", 1000}, {"bytes_read", 4000},
+                             {"mode", "hot"}, {"validation", {{"status", "PASS"}}}, {"timed", true},
+                             {"median_us", 4.0}});
+  md = rr::render_markdown(results, "plots");
+  EXPECT_NE(md.find("| `plus` | `int32` | 1000 | hot | `grid_stride_shuffle` | 4.00 | 1.00 |"), std::string::npos)
+      << md;
+  scratch_dir dir;
+  rr::write_plots(results, dir.path.string());
+  const std::string svg = read_text(dir.path / "gbps_plus_int32_hot.svg");
+  EXPECT_EQ(count(svg, "<polyline"), 1u);
+  EXPECT_EQ(svg.find("nan"), std::string::npos);
+}
+
+TEST(Markdown, PlotLinksAreRelative) {
+  const std::string md = rr::render_markdown(fixture(), "plots");
+  EXPECT_NE(md.find("(plots/gbps_plus_int32_cold.svg)"), std::string::npos);
+  EXPECT_NE(md.find("(plots/speedup_affine_compose_affine32_cold.svg)"), std::string::npos);
+  EXPECT_NE(md.find("(plots/gbps_plus_int32_hot.svg)"), std::string::npos);
+}
+
+// --- plots ---------------------------------------------------------------------------------------------
+
+TEST(Plots, WellFormedSvgWithOnePolylinePerBackend) {
+  scratch_dir dir;
+  rr::write_plots(fixture(), dir.path.string());
+  const auto plots = rr::plan_plots(fixture());
+  ASSERT_EQ(plots.size(), 8u);  // plus/int32 cold+hot, plus/float cold, affine cold; GB/s and speedup each
+  for (const auto& p : plots) {
+    const std::string svg = read_text(dir.path / p.file_name);
+    ASSERT_FALSE(svg.empty()) << p.file_name;
+    EXPECT_EQ(svg.rfind("<svg", 0), 0u) << p.file_name;
+    EXPECT_NE(svg.find("</svg>"), std::string::npos) << p.file_name;
+    EXPECT_EQ(count(svg, "<g>") + count(svg, "<g "), count(svg, "</g>")) << p.file_name;
+    EXPECT_EQ(count(svg, "<text"), count(svg, "</text>")) << p.file_name;
+    EXPECT_EQ(svg.find("nan"), std::string::npos) << p.file_name;
+    EXPECT_EQ(svg.find("inf"), std::string::npos) << p.file_name;
+  }
+  // plus/int32 cold: 11 custom variants (the FAILed one excluded) + thrust + CUB Reduce + CUB Sum.
+  const std::string gbps = read_text(dir.path / "gbps_plus_int32_cold.svg");
+  EXPECT_EQ(count(gbps, "<polyline"), 14u);
+  EXPECT_NE(gbps.find("device peak 4814 GB/s"), std::string::npos);
+  EXPECT_EQ(gbps.find("vectorized_loads"), std::string::npos);
+  // The speedup chart leaves out the reference itself (it is the line at 1x).
+  EXPECT_EQ(count(read_text(dir.path / "speedup_plus_int32_cold.svg"), "<polyline"), 13u);
+  // affine_compose: 4 order-preserving variants + the two scans; refused rows draw nothing.
+  EXPECT_EQ(count(read_text(dir.path / "gbps_affine_compose_affine32_cold.svg"), "<polyline"), 6u);
+}
+
+TEST(Plots, FileNamesAreSanitized) {
+  json results = fixture();
+  for (auto& r : results.at("rows"))
+    if (r.at("functor") == "plus" && r.at("type") == "float") r["functor"] = "my op/1";
+  bool found = false;
+  for (const auto& p : rr::plan_plots(results)) {
+    EXPECT_EQ(p.file_name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."),
+              std::string::npos)
+        << p.file_name;
+    found = found || p.file_name == "gbps_my_op_1_float_cold.svg";
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Plots, WriteReportMakesReportAndPlotsFolder) {
+  scratch_dir dir;
+  rr::write_report(fixture(), (dir.path / "out").string());
+  EXPECT_TRUE(fs::exists(dir.path / "out" / "report.md"));
+  EXPECT_TRUE(fs::exists(dir.path / "out" / "plots" / "gbps_plus_int32_cold.svg"));
+}
+
+// --- diff ----------------------------------------------------------------------------------------------
+
+TEST(Diff, LabelsChangedRowsAndCountsTheRest) {
+  const json a = rr::load_results(fixture_a);
+  const json b = rr::load_results(fixture_b);
+  const auto rows = rr::diff_runs(a, b);
+  std::size_t same = 0, only_a = 0, only_b = 0;
+  for (const auto& d : rows) {
+    if (d.variant == "grid_stride_shuffle" && d.type == "int32" && d.n == (1u << 22) && d.mode == "cold") {
+      EXPECT_EQ(d.label, rr::diff_label::faster);  // 8.0 -> 6.8 us: 0.85, beyond the 7 % spread
+      EXPECT_NEAR(d.ratio, 0.85, 1e-9);
+      EXPECT_NEAR(d.threshold, 0.07, 1e-3);  // (p90 - p10) / median = 1.04 - 0.97
+    } else if (d.variant == "cub::DeviceReduce::Reduce" && d.type == "int32" && d.n == (1u << 28) &&
+               d.mode == "cold") {
+      EXPECT_EQ(d.label, rr::diff_label::slower);  // 272 -> 312.8 us: 1.15
+    } else if (d.label == rr::diff_label::only_in_a) {
+      ++only_a;
+      EXPECT_EQ(d.variant, "thrust::reduce");
+      EXPECT_EQ(d.type, "float");
+      EXPECT_EQ(d.n, 1u << 10);
+    } else {
+      only_b += d.label == rr::diff_label::only_in_b;
+      EXPECT_EQ(d.label, rr::diff_label::same) << d.variant << " " << d.type << " " << d.n << " " << d.mode;
+      ++same;
+    }
+  }
+  EXPECT_EQ(only_a, 1u);
+  EXPECT_EQ(only_b, 0u);
+  EXPECT_EQ(same, 114u);  // 117 timed rows in A, less the three above
+  const std::string text = rr::render_diff(a, b, rows);
+  EXPECT_NE(text.find("abc1234"), std::string::npos);
+  EXPECT_NE(text.find("def5678"), std::string::npos);
+  EXPECT_EQ(text.find("WARNING"), std::string::npos);
+  EXPECT_NE(text.find("114 same, 1 faster, 1 slower, 1 only in A, 0 only in B\n"), std::string::npos) << text;
+}
+
+TEST(Diff, ThresholdIsTwoPercentOrTheSpread) {
+  auto run = [](double median, double p10, double p90) {
+    return json{{"schema", "reducelab-compare-1"},
+                {"device", {{"name", "NVIDIA H200"}}},
+                {"rows",
+                 {{{"variant", "v"}, {"functor", "plus"}, {"type", "int32"}, {"n", 1024}, {"mode", "cold"},
+                   {"validation", {{"status", "PASS"}}}, {"timed", true}, {"median_us", median},
+                   {"p10_us", p10}, {"p90_us", p90}}}}};
+  };
+  const json quiet = run(100.0, 99.5, 100.5);  // 1 % spread: the 2 % floor applies
+  EXPECT_EQ(rr::diff_runs(quiet, run(101.5, 101.0, 102.0)).at(0).label, rr::diff_label::same);
+  EXPECT_EQ(rr::diff_runs(quiet, run(103.0, 102.5, 103.5)).at(0).label, rr::diff_label::slower);
+  EXPECT_EQ(rr::diff_runs(quiet, run(97.0, 96.5, 97.5)).at(0).label, rr::diff_label::faster);
+  const json noisy = run(100.0, 90.0, 110.0);  // 20 % spread
+  EXPECT_EQ(rr::diff_runs(noisy, run(115.0, 114.0, 116.0)).at(0).label, rr::diff_label::same);
+  EXPECT_NEAR(rr::diff_runs(noisy, run(115.0, 114.0, 116.0)).at(0).threshold, 0.20, 1e-12);
+}
+
+TEST(Diff, DifferentDevicesWarn) {
+  const json a = rr::load_results(fixture_a);
+  json b = rr::load_results(fixture_b);
+  b["device"]["name"] = "NVIDIA H100 80GB HBM3";
+  const std::string text = rr::render_diff(a, b, rr::diff_runs(a, b));
+  EXPECT_NE(text.find("WARNING: the runs are on different devices"), std::string::npos) << text;
+}
+
+// --- CLI glue ------------------------------------------------------------------------------------------
+
+TEST(CliReport, DiffNeedsTwoPaths) {
+  reducelab::cli::options o;
+  o.command = "diff";
+  o.positional = {fixture_a};
+  std::ostringstream out;
+  EXPECT_THROW(reducelab::cli::run_diff(o, out), usage_error);
+  o.positional = {fixture_a, fixture_b};
+  EXPECT_EQ(reducelab::cli::run_diff(o, out), 0);
+  EXPECT_NE(out.str().find("1 faster, 1 slower"), std::string::npos);
+}
+
+TEST(CliReport, ReportWritesWhereAsked) {
+  scratch_dir dir;
+  reducelab::cli::options o;
+  o.command = "report";
+  std::ostringstream out;
+  EXPECT_THROW(reducelab::cli::run_report(o, out), usage_error);
+  o.positional = {fixture_a};
+  o.out_dir = dir.path.string();
+  EXPECT_EQ(reducelab::cli::run_report(o, out), 0);
+  EXPECT_TRUE(fs::exists(dir.path / "report.md"));
+  EXPECT_NE(out.str().find("report.md"), std::string::npos);
+}
