@@ -23,7 +23,7 @@ summary="$out/summary.txt"
 for step in $steps; do
   case $step in
     tests)
-      (cd "$build" && ctest --output-on-failure --timeout 1500) > "$out/ctest.log" 2>&1
+      (cd "$build" && ctest --output-on-failure --timeout 1500 --parallel 8) > "$out/ctest.log" 2>&1
       echo "ctest rc=$?" >> "$summary"
       grep -E "tests passed|tests failed|Total Test time" "$out/ctest.log" >> "$summary"
       grep -E "^\s+[0-9]+ - " "$out/ctest.log" | head -20 >> "$summary"

@@ -63,7 +63,13 @@ TEST(ErrorBound, FloatSumOfAnyOrderIsWithinTheBound) {
   }
   const auto v = judge<fn::plus>(x.data(), x.size(), level[0], 16);
   EXPECT_TRUE(v.ok) << v.error << " > " << v.bound;
-  EXPECT_LT(v.bound, 1e-2) << "a depth-16 bound over 2^16 values in [-1,1) is well under 1e-2";
+  // The stated bound: gamma(16) * sum|x| for float, plus the long double reference's own gamma(n) * sum|x|.
+  long double abs_sum = 0;
+  for (float f : x) abs_sum += std::fabs(f);
+  const long double expected = (reducelab::gamma_bound(16, reducelab::unit_roundoff<float>()) +
+                                reducelab::gamma_bound(x.size(), reducelab::unit_roundoff<long double>())) * abs_sum;
+  EXPECT_NEAR(v.bound, static_cast<double>(expected), 1e-9 * static_cast<double>(expected));
+  EXPECT_LT(v.error, v.bound);
 }
 
 TEST(ErrorBound, AWrongFloatSumIsRejected) {

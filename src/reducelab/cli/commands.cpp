@@ -155,16 +155,16 @@ int run_list(const registry& reg, const options& o, std::ostream& out) {
 }
 
 int run_command(const options& o, std::ostream& out, const std::string& command_line) {
-  const registry& reg = the_registry();
   if (o.command == "help") {
     out << usage();
     return 0;
   }
+  if (o.command == "report") return run_report(o, out);  // neither needs the registry or a GPU
+  if (o.command == "diff") return run_diff(o, out);
+  const registry& reg = the_registry();
   if (o.command == "list") return run_list(reg, o, out);
   if (o.command == "check") return run_check(reg, o, out);
   if (o.command == "compare") return run_compare(reg, o, out, command_line);
-  if (o.command == "report") return run_report(o, out);
-  if (o.command == "diff") return run_diff(o, out);
   throw usage_error("command '" + o.command + "' is not available in this build yet");
 }
 

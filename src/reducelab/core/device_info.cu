@@ -17,6 +17,10 @@ int device_count() noexcept {
 std::string why_no_device() {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) {
+    cudaGetLastError();
+    return std::string("no CUDA device found on this machine (CUDA runtime: ") + cudaGetErrorString(e) + ")";
+  }
   if (e != cudaSuccess) {
     cudaGetLastError();
     return std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(e) + ")";
