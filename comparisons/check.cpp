@@ -19,10 +19,6 @@ struct tally {
   std::vector<std::string> problems;
 };
 
-std::string short_name(const std::string& name, std::size_t width) {
-  return name.size() <= width ? name : name.substr(0, width - 1) + "~";
-}
-
 }  // namespace
 
 int run_check(const registry& reg, const options& o, std::ostream& out) {
@@ -49,11 +45,13 @@ int run_check(const registry& reg, const options& o, std::ostream& out) {
     if (o.variants.empty() || std::find(o.variants.begin(), o.variants.end(), b.name) != o.variants.end())
       backend_names.push_back(b.name);
 
-  constexpr std::size_t col = 26;
-  out << std::left << std::setw(16) << "functor" << std::setw(14) << "type";
-  for (const auto& b : backend_names) out << std::setw(col) << short_name(b, col - 1);
+  // One row per (functor, type), one narrow column per backend (numbered; legend below the table). A cell is
+  // passed/run, "F<failed>/<run>" on any failure, or "-x" when the backend cannot serve the pair (reason x).
+  constexpr int col = 7;
+  out << std::left << std::setw(30) << "functor/type";
+  for (std::size_t i = 0; i < backend_names.size(); ++i) out << std::setw(col) << ("[" + std::to_string(i + 1) + "]");
   out << "\n";
-
+  std::vector<std::string> reasons;
   std::size_t total_pass = 0, total_fail = 0, total_error = 0, total_refused = 0;
   std::vector<std::string> problems;
   for (const auto& c : cases) {
@@ -86,19 +84,21 @@ int run_check(const registry& reg, const options& o, std::ostream& out) {
         }
       }
     }
-    out << std::setw(16) << c.functor->name << std::setw(14) << c.value->type_name();
+    out << std::setw(30) << (c.functor->name + "/" + c.value->type_name());
     for (const auto& b : backend_names) {
       const tally& t = per_backend[b];
       std::string cell;
       const std::size_t ran = t.pass + t.fail + t.error;
       if (t.refused && !ran) {
-        cell = "n/a: " + t.refusal;
+        auto it = std::find(reasons.begin(), reasons.end(), t.refusal);
+        if (it == reasons.end()) it = reasons.insert(reasons.end(), t.refusal);
+        cell = "-" + std::string(1, static_cast<char>('a' + (it - reasons.begin())));
       } else if (t.fail || t.error) {
-        cell = "FAIL " + std::to_string(t.fail + t.error) + "/" + std::to_string(ran);
+        cell = "F" + std::to_string(t.fail + t.error) + "/" + std::to_string(ran);
       } else {
-        cell = "pass " + std::to_string(t.pass) + "/" + std::to_string(ran);
+        cell = std::to_string(t.pass) + "/" + std::to_string(ran);
       }
-      out << std::setw(col) << short_name(cell, col - 1);
+      out << std::setw(col) << cell;
       total_pass += t.pass;
       total_fail += t.fail;
       total_error += t.error;
@@ -106,11 +106,15 @@ int run_check(const registry& reg, const options& o, std::ostream& out) {
     }
     out << "\n";
   }
+  out << "\nbackends:";
+  for (std::size_t i = 0; i < backend_names.size(); ++i) out << (i % 4 == 0 ? "\n  " : "  ") << "[" << i + 1 << "] " << backend_names[i];
+  out << "\nnot run (the backend cannot serve that functor and type):\n";
+  for (std::size_t i = 0; i < reasons.size(); ++i) out << "  -" << static_cast<char>('a' + i) << " " << reasons[i] << "\n";
   out << "\n";
   for (const auto& p : problems) out << p << "\n";
   out << "check: " << total_pass + total_fail + total_error << " runs, " << total_pass << " passed, " << total_fail
       << " failed, " << total_error << " errors; " << total_refused
-      << " not run (n/a: the backend cannot serve that functor, reason in the cell)\n";
+      << " not run (-x cells: the backend cannot serve that pair, reasons above)\n";
   return total_fail + total_error == 0 ? 0 : 1;
 }
 

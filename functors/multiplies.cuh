@@ -1,7 +1,7 @@
 // multiplies: a * b. Wraps cuda::std::multiplies; signed integers wrap modulo 2^bits.
 // Input domain: random odd integers (a product of odd numbers stays odd, so it never collapses to 0 and every
 // element matters), and floats e^d with |d| <= 1/256 and a random sign, so a product of 2^28 of them neither
-// overflows nor underflows and the bound gamma(depth) * |exact| holds.
+// overflows nor underflows and the bound gamma(n-1) * |exact| holds (any order).
 #pragma once
 
 #include "reducelab/functor.hpp"
@@ -11,7 +11,7 @@
 namespace reducelab::functors {
 
 struct multiplies {
-  static constexpr const char* summary = "a * b (signed integers wrap; float error bound gamma(depth) * |exact|)";
+  static constexpr const char* summary = "a * b (signed integers wrap; float error bound gamma(n-1) * |exact|)";
   static constexpr bool commutative = true;
   static constexpr builtin_op builtin = builtin_op::multiplies;
   using value_types = type_list<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;

@@ -37,7 +37,7 @@ for step in $steps; do
       for tool in memcheck racecheck synccheck initcheck; do
         # Every variant at a few sizes: plus/int32 and plus/float reach the commutative-only and float-only
         # variants, affine_compose the order-preserving ones, logical_or/uint8 the 1-byte atomic path.
-        compute-sanitizer --tool $tool --error-exitcode 9 "$build/reducelab" check \
+        timeout ${SANITIZE_TIMEOUT:-135} compute-sanitizer --tool $tool --error-exitcode 9 "$build/reducelab" check \
           --ops plus,affine_compose,logical_or --types int32,float,affine32,uint8 --sizes 1,33,1000,70000 \
           --inputs random --offsets 0,1 > "$out/sanitize-$tool.log" 2>&1
         echo "compute-sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY' "$out/sanitize-$tool.log" | tail -1)" >> "$summary"

@@ -2,7 +2,8 @@
 // the in-order reference. Floating-point arithmetic functors state a bound; the helpers here give the standard
 // ones (Higham, "Accuracy and Stability of Numerical Algorithms", ch. 3-4):
 //   a sum whose summation tree has depth d:      |computed - exact| <= gamma(d) * sum |x_i|
-//   a product whose multiplication tree depth d: |computed - exact| <= gamma(d) * |exact|
+//   a product of n values, in any order:         |computed - exact| <= gamma(n-1) * |exact|
+//   (every one of the n-1 roundings scales the whole result, so unlike a sum the tree's shape does not help)
 // with gamma(d) = d*u / (1 - d*u) and u the unit roundoff of the type (2^-24 for float, 2^-53 for double).
 // "depth" is the largest number of roundings any one input goes through: n-1 for the in-order fold, less for
 // a tree; a backend that does not state its depth is judged with n-1, which holds for every order.
@@ -104,10 +105,11 @@ verdict judge_float_sum(const T* x, std::size_t n, T got, std::size_t depth) {
   return v;
 }
 
-/// Judge a floating-point product of x[0..n) computed with a multiplication tree of the given depth.
+/// Judge a floating-point product of x[0..n), computed in any order. Each of the n-1 multiplications
+/// multiplies the final result by (1 + delta), |delta| <= u, whatever the tree, so the depth does not enter.
 /// Valid while no partial product under- or overflows (the multiplies functor draws its inputs so).
 template <class T>
-verdict judge_float_product(const T* x, std::size_t n, T got, std::size_t depth) {
+verdict judge_float_product(const T* x, std::size_t n, T got, std::size_t /*depth*/) {
   verdict v;
   v.bounded = true;
   v.got = value_to_string(got);
@@ -128,7 +130,7 @@ verdict judge_float_product(const T* x, std::size_t n, T got, std::size_t depth)
     v.note = "product with an infinity or a zero";
     return v;
   }
-  const long double gd = gamma_bound(depth, unit_roundoff<T>());
+  const long double gd = gamma_bound(n > 0 ? n - 1 : 0, unit_roundoff<T>());
   const long double bound = (gd + gamma_bound(n, unit_roundoff<long double>()) * (1 + gd)) * std::fabs(p);
   v.want = value_to_string(static_cast<T>(p));
   v.error = static_cast<double>(std::fabs(static_cast<long double>(got) - p));

@@ -7,6 +7,7 @@
 // in which the atomics land.
 #pragma once
 
+#include "reducelab/atomic/atomic_combine.cuh"
 #include "reducelab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
 #include "reducelab/kernels/shuffle_atomic.cuh"
@@ -37,7 +38,7 @@ struct shuffle_atomic_per_block {
 
   template <class OpT, class T>
   static std::size_t workspace_bytes(std::size_t) {
-    return 0;
+    return sizeof(atomic_slot<T>);
   }
 
   // Atomics chain every partial through the one output in an unknown order: bound by n.
@@ -47,16 +48,18 @@ struct shuffle_atomic_per_block {
   }
 
   template <class OpT, class T>
-  static void run(const T* in, std::size_t n, T* out, void*, std::size_t, OpT op, cudaStream_t stream) {
+  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
     constexpr int threads = policy::block_threads;
-    // atomic_combine works on the aligned 8-byte word that holds *out; a T straddling two words cannot be served.
-    REDUCELAB_EXPECTS(reinterpret_cast<std::uintptr_t>(out) % 8 + sizeof(T) <= 8,
-                      std::string(name) + ": the output must lie inside one aligned 8-byte word for its atomics");
-    kernels::shuffle_atomic_init<OpT><<<1, 1, 0, stream>>>(out);
+    // The atomics go to an 8-byte-aligned slot in the workspace, not to *out: a compare-and-swap for a 1- or
+    // 2-byte value covers its whole 32-bit word, which must lie inside an allocation (and *out may not be
+    // aligned at all). One small copy at the end moves the result out.
+    T* slot = &static_cast<atomic_slot<T>*>(workspace)->value;
+    kernels::shuffle_atomic_init<OpT><<<1, 1, 0, stream>>>(slot);
     CUDA_TRY_LAUNCH();
     const std::size_t grid = grid_size<OpT, T>(n);
-    kernels::shuffle_atomic_per_block<threads><<<static_cast<unsigned>(grid), threads, 0, stream>>>(in, n, out, op);
+    kernels::shuffle_atomic_per_block<threads><<<static_cast<unsigned>(grid), threads, 0, stream>>>(in, n, slot, op);
     CUDA_TRY_LAUNCH();
+    CUDA_TRY(cudaMemcpyAsync(out, slot, sizeof(T), cudaMemcpyDeviceToDevice, stream));
   }
 };
 
