@@ -133,11 +133,12 @@ class results_index {
     return it != by_key_.end() && is_timed(*it->second) ? it->second : nullptr;
   }
 
-  /// Non-commutative functors are compared with the libraries' scans; the scan rows' presence says which.
+  /// Non-commutative functors are compared with the libraries' scans; scan rows that ran (not refused, as they
+  /// are for commutative functors) say which.
   bool uses_scan_reference(const case_id& c) const {
     for (const json* row : rows_of(c)) {
       const std::string v = row->at("variant").get<std::string>();
-      if (v == cub_scan || v == thrust_scan) return true;
+      if ((v == cub_scan || v == thrust_scan) && status_of(*row) != status_refused) return true;
     }
     return false;
   }

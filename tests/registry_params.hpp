@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,11 @@ struct case_param {
   const reducelab::functor_entry* functor;
   const reducelab::value_case* value;
 };
+
+// Printed by GoogleTest (and so by `ctest -N`) instead of the raw bytes of the two pointers.
+inline void PrintTo(const case_param& c, std::ostream* os) {
+  *os << c.functor->name << '<' << c.value->type_name() << '>';
+}
 
 inline std::vector<case_param> all_cases() {
   std::vector<case_param> v;

@@ -3,6 +3,7 @@
 #include "comparisons/commands_report.hpp"
 #include "comparisons/diff.hpp"
 #include "comparisons/report.hpp"
+#include "comparisons/results_view.hpp"
 #include "reducelab/core/error.hpp"
 
 #include <gtest/gtest.h>
@@ -384,4 +385,28 @@ TEST(CliReport, ReportWritesWhereAsked) {
   EXPECT_EQ(reducelab::cli::run_report(o, out), 0);
   EXPECT_TRUE(fs::exists(dir.path / "report.md"));
   EXPECT_NE(out.str().find("report.md"), std::string::npos);
+}
+
+// On a real recorded run (tests/fixtures/compare_recorded_h200.json: `reducelab compare` on an H200 at commit
+// 7925cdd, small sweep): commutative functors carry REFUSED scan rows, and the summary must still take CUB's and
+// Thrust's reductions as the reference - the synthetic fixture had no such rows and hid exactly that bug.
+TEST(Markdown, RecordedRunUsesTheReductionsAsReferenceForCommutativeFunctors) {
+  const auto results = rr::load_results(std::string(REDUCELAB_FIXTURE_DIR) + "/compare_recorded_h200.json");
+  EXPECT_EQ(results["device"]["name"], "NVIDIA H200");
+  const std::string summary = section(rr::render_markdown(results, "plots"), "## Summary");
+  std::string line;
+  std::istringstream in(summary);
+  for (std::string l; std::getline(in, l);)
+    if (l.find("`plus` | `int32` | 2^28 | cold") != std::string::npos) line = l;
+  ASSERT_FALSE(line.empty()) << summary;
+  // The recorded CUB Reduce median for plus/int32 at 2^28 cold, printed with 4 significant digits.
+  double cub_us = 0;
+  for (const auto& r : results["rows"])
+    if (r["variant"] == "cub::DeviceReduce::Reduce" && r["functor"] == "plus" && r["type"] == "int32" &&
+        r["n"] == (1u << 28) && r["mode"] == "cold")
+      cub_us = r["median_us"].get<double>();
+  ASSERT_GT(cub_us, 0.0);
+  EXPECT_NE(line.find("| " + reducelab::report::detail::format_us(cub_us) + " |"), std::string::npos)
+      << "CUB column missing or wrong: " << line << " (CUB " << cub_us << " us)";
+  EXPECT_EQ(line.find("| — | — | — | — |"), std::string::npos) << line;
 }

@@ -15,10 +15,14 @@
 
 namespace reducelab::kernels {
 
-/// *out = identity, in stream order (a kernel, not a copy from a host variable that may die before the copy).
+/// slot = identity, in stream order (a kernel, not a copy from a host variable that may die before the copy).
+/// The whole 8-byte slot is written first: a compare-and-swap for a 1- or 2-byte value reads its entire
+/// 32-bit word, and those neighbouring bytes must hold defined values (compute-sanitizer initcheck).
 template <class OpT, class T>
-__global__ void shuffle_atomic_init(T* out) {
-  *out = identity_of<OpT, T>();
+__global__ void shuffle_atomic_init(atomic_slot<T>* slot) {
+  auto* words = reinterpret_cast<unsigned long long*>(slot);
+  for (std::size_t w = 0; w < sizeof(atomic_slot<T>) / sizeof(unsigned long long); ++w) words[w] = 0;
+  slot->value = identity_of<OpT, T>();
 }
 
 template <int BlockThreads, class OpT, class T>

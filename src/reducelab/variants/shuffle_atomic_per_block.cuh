@@ -53,8 +53,9 @@ struct shuffle_atomic_per_block {
     // The atomics go to an 8-byte-aligned slot in the workspace, not to *out: a compare-and-swap for a 1- or
     // 2-byte value covers its whole 32-bit word, which must lie inside an allocation (and *out may not be
     // aligned at all). One small copy at the end moves the result out.
-    T* slot = &static_cast<atomic_slot<T>*>(workspace)->value;
-    kernels::shuffle_atomic_init<OpT><<<1, 1, 0, stream>>>(slot);
+    auto* slot_storage = static_cast<atomic_slot<T>*>(workspace);
+    T* slot = &slot_storage->value;
+    kernels::shuffle_atomic_init<OpT><<<1, 1, 0, stream>>>(slot_storage);
     CUDA_TRY_LAUNCH();
     const std::size_t grid = grid_size<OpT, T>(n);
     kernels::shuffle_atomic_per_block<threads><<<static_cast<unsigned>(grid), threads, 0, stream>>>(in, n, slot, op);
