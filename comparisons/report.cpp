@@ -456,20 +456,27 @@ std::string render_ladder(const results_index& idx) {
 
 std::string render_failures(const results_index& idx) {
   std::vector<std::vector<std::string>> failed;
-  std::map<case_id, std::vector<std::string>> refused;  // (functor, type) -> variants
-  std::map<case_id, std::string> refusal_reason;
+  // (functor, type) -> [(reason, variants refused for it)], in first-seen order, so that each reason is printed
+  // beside the variants it applies to (one case is often refused by different variants for different reasons).
+  using refusal_group = std::pair<std::string, std::vector<std::string>>;
+  std::map<case_id, std::vector<refusal_group>> refused;
   std::size_t refused_count = 0;
   for (const auto& c : idx.cases()) {
     for (const json* row : idx.rows_of(c)) {
       const std::string status = status_of(*row);
       if (status == status_pass) continue;
       if (status == status_refused) {
-        auto& names = refused[c];
-        if (std::find(names.begin(), names.end(), variant_of(*row)) == names.end()) {
-          names.push_back(variant_of(*row));
-          ++refused_count;
-          if (refusal_reason[c].empty()) refusal_reason[c] = message_of(*row);
-        }
+        auto& groups = refused[c];
+        const std::string variant = variant_of(*row);
+        const bool seen = std::any_of(groups.begin(), groups.end(), [&](const refusal_group& g) {
+          return std::find(g.second.begin(), g.second.end(), variant) != g.second.end();
+        });
+        if (seen) continue;  // the same refusal recorded at another size or mode
+        ++refused_count;
+        const std::string why = message_of(*row);
+        auto group = std::find_if(groups.begin(), groups.end(), [&](const refusal_group& g) { return g.first == why; });
+        if (group == groups.end()) group = groups.insert(groups.end(), refusal_group{why, {}});
+        group->second.push_back(variant);
         continue;
       }
       failed.push_back({code(variant_of(*row)), code(c.first), code(c.second), size_label(size_of(*row)),
@@ -495,8 +502,12 @@ std::string render_failures(const results_index& idx) {
     const auto it = refused.find(c);
     if (it == refused.end()) continue;
     s << "- " << code(c.first) << " / " << code(c.second) << ": ";
-    for (std::size_t i = 0; i < it->second.size(); ++i) s << (i ? ", " : "") << code(it->second[i]);
-    if (const auto& why = refusal_reason[c]; !why.empty()) s << " (" << why << ")";
+    for (std::size_t g = 0; g < it->second.size(); ++g) {
+      const auto& [why, variants] = it->second[g];
+      s << (g ? "; " : "");
+      for (std::size_t i = 0; i < variants.size(); ++i) s << (i ? ", " : "") << code(variants[i]);
+      if (!why.empty()) s << " (" << why << ")";
+    }
     s << "\n";
   }
   s << "\n";

@@ -10,14 +10,15 @@ out=${OUT:-device-out}
 mkdir -p "$out"
 build=${BUILD:-build}
 export LD_LIBRARY_PATH="$PWD/$build/lib:${LD_LIBRARY_PATH:-}"
-export REDUCELAB_COMMIT=${REDUCELAB_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
+# The commit the carried binaries were built from (written by pack_for_device.sh); results record it.
+export REDUCELAB_COMMIT=${REDUCELAB_COMMIT:-$(cat "$build/COMMIT" 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 device_dir=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '_' | tr -cd 'A-Za-z0-9_-')
 steps=${*:-tests check}
 summary="$out/summary.txt"
 : > "$summary"
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "binaries built at commit $REDUCELAB_COMMIT"
 } | tee -a "$summary"
 
 for step in $steps; do

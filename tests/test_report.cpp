@@ -410,3 +410,23 @@ TEST(Markdown, RecordedRunUsesTheReductionsAsReferenceForCommutativeFunctors) {
       << "CUB column missing or wrong: " << line << " (CUB " << cub_us << " us)";
   EXPECT_EQ(line.find("| — | — | — | — |"), std::string::npos) << line;
 }
+
+// One (functor, type) is often refused by several variants for different reasons; each reason must stand beside
+// the variants it belongs to (the first version printed only the first reason after the whole list).
+TEST(Markdown, RefusedVariantsAreListedBesideTheirOwnReason) {
+  const auto results = rr::load_results(std::string(REDUCELAB_FIXTURE_DIR) + "/compare_recorded_h200.json");
+  const std::string failed = section(rr::render_markdown(results, "plots"), "## Failed and refused rows");
+  std::string line;
+  std::istringstream in(failed);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("- `argmax` / `float_idx32`: ", 0) == 0) line = l;
+  ASSERT_FALSE(line.empty()) << failed;
+  EXPECT_NE(line.find("`compensated_sum` (compensated summation is for floating-point plus)"), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("`cub::DeviceReduce::Sum\\|Max\\|Min` (CUB has an own entry only for plus"), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("`cub::DeviceScan::InclusiveScan(last)` (used only for non-commutative functors"),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(count(line, "compensated summation"), 1u) << line;
+}
