@@ -103,6 +103,10 @@ TEST(Commands, ListShowsFunctorsIdentitiesAndTheMatrix) {
   std::ostringstream json;
   EXPECT_EQ(run_command(parse({"list", "--json", "--ops", "maximum"}), json), 0);
   EXPECT_NE(json.str().find("\"identity\": \"-inf\""), std::string::npos);
+  // The matrix's column numbers are the numbers in the list of variants, and the longest baseline name
+  // stays apart from the column after it.
+  EXPECT_NE(text.find(" [1] atomic_shared_slot "), std::string::npos) << text;
+  EXPECT_NE(text.find("cub::DeviceScan::InclusiveScan(last)  cub"), std::string::npos) << text;
 }
 
 TEST(Commands, GpuCommandsSayPlainlyWhenThereIsNoGpu) {

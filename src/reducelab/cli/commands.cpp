@@ -100,31 +100,47 @@ int run_list(const registry& reg, const options& o, std::ostream& out) {
     out << j.dump(2) << "\n";
     return 0;
   }
+  // Columns as wide as the longest functor name, type name and functor/type label: a user's functor can have
+  // any name, and a fixed width would run it into the next column.
+  std::size_t functor_width = 0, type_width = 0, case_width = 0;
+  for (const auto& c : cases) {
+    functor_width = std::max(functor_width, c.functor->name.size());
+    type_width = std::max(type_width, c.value->type_name().size());
+    case_width = std::max(case_width, c.functor->name.size() + 1 + c.value->type_name().size());
+  }
+  const int functor_col = static_cast<int>(functor_width + 2), type_col = static_cast<int>(type_width + 2),
+            case_col = static_cast<int>(case_width + 2);
   out << "Functors (identity per value type):\n";
   const functor_entry* current = nullptr;
   for (const auto& c : cases) {
     if (c.functor != current) {
       current = c.functor;
-      out << "  " << std::left << std::setw(16) << c.functor->name
+      out << "  " << std::left << std::setw(functor_col) << c.functor->name
           << (c.functor->commutative ? "commutative      " : "NON-commutative  ") << c.functor->summary << "\n";
     }
-    out << "      " << std::setw(14) << c.value->type_name() << std::setw(4) << c.value->value_bytes()
+    out << "      " << std::setw(type_col) << c.value->type_name() << std::setw(4) << c.value->value_bytes()
         << (c.value->exact() ? "exact    " : "bounded  ") << "identity " << c.value->identity() << "\n";
   }
+  // Numbered so that the matrix below can use the numbers as column heads; the name column is as wide as the
+  // longest name (the baselines' names are long) so that the columns stay aligned.
+  std::size_t name_width = 0;
+  for (const auto& b : first_backends) name_width = std::max(name_width, b.name.size());
   out << "\nVariants and baselines:\n";
-  for (const auto& b : first_backends) {
-    out << "  " << std::left << std::setw(28) << b.name << std::setw(8) << to_string(b.family)
+  for (std::size_t i = 0; i < first_backends.size(); ++i) {
+    const auto& b = first_backends[i];
+    out << "  " << std::right << std::setw(4) << ("[" + std::to_string(i + 1) + "]") << " " << std::left
+        << std::setw(static_cast<int>(name_width + 2)) << b.name << std::setw(8) << to_string(b.family)
         << (b.preserves_order ? "order-preserving " : "reorders         ")
         << (b.deterministic ? "deterministic     " : "non-deterministic ") << b.summary << "\n";
   }
   out << "\nTypes: " << join(reg.type_names()) << "\n";
   out << "\nApplicability (rows: functor/type; columns: backends as numbered above; ok = served):\n";
-  out << "  " << std::setw(32) << "";
+  out << "  " << std::setw(case_col) << "";
   for (std::size_t i = 0; i < first_backends.size(); ++i) out << std::setw(5) << ("[" + std::to_string(i + 1) + "]");
   out << "\n";
   std::vector<std::string> reasons;
   for (const auto& c : cases) {
-    out << "  " << std::setw(32) << (c.functor->name + "/" + c.value->type_name());
+    out << "  " << std::setw(case_col) << (c.functor->name + "/" + c.value->type_name());
     for (const auto& b : c.value->backends()) {
       std::string cell = "ok";
       if (!b.applicable()) {
@@ -147,8 +163,8 @@ int run_list(const registry& reg, const options& o, std::ostream& out) {
       if (b.path.empty() || !b.applicable()) continue;
       if (!header) out << "\nWarp reduction path per (functor, type):\n";
       header = true;
-      out << "  " << std::setw(28) << b.name << std::setw(32) << (c.functor->name + "/" + c.value->type_name())
-          << b.path << "\n";
+      out << "  " << std::setw(static_cast<int>(name_width + 2)) << b.name << std::setw(case_col)
+          << (c.functor->name + "/" + c.value->type_name()) << b.path << "\n";
     }
   }
   return 0;

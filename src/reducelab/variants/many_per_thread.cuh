@@ -18,7 +18,7 @@ namespace reducelab::variants {
 struct many_per_thread {
   static constexpr const char* name = "many_per_thread";
   static constexpr const char* summary =
-      "Harris kernel 7: device-sized grid, grid-stride loop folds many inputs per thread, unrolled shared tree";
+      "step 8 (Harris 7): device-sized grid, grid-stride loop folds many inputs per thread, unrolled shared tree";
   static constexpr variant_traits traits = {/*ladder_step*/ 8, /*needs_commutative*/ true, /*max_value_bytes*/ 0,
                                             /*needs_cooperative_launch*/ false, /*power_of_two_block*/ true,
                                             /*preserves_order*/ false, /*deterministic*/ true};
