@@ -58,27 +58,33 @@ int run_check(const registry& reg, const options& o, std::ostream& out) {
     std::map<std::string, tally> per_backend;
     for (std::size_t n : sizes) {
       for (input_kind kind : inputs) {
-        for (std::size_t offset : offsets) {
-          check_request req;
-          req.n = n;
-          req.kind = kind;
-          req.seed = o.seed + n;
-          req.offset = offset;
-          req.backends = backend_names;
-          for (const auto& row : c.value->check_on_gpu(req)) {
-            tally& t = per_backend[row.backend];
-            const std::string where = c.functor->name + "/" + c.value->type_name() + " " + row.backend + " n=" +
-                                      std::to_string(n) + " " + to_string(kind) + " offset " + std::to_string(offset);
-            switch (row.status) {
-              case check_status::pass: ++t.pass; break;
-              case check_status::refused: ++t.refused; t.refusal = row.message; break;
-              case check_status::fail: ++t.fail; problems.push_back("FAIL  " + where + ": " + row.message); break;
-              case check_status::error: ++t.error; problems.push_back("ERROR " + where + ": " + row.message); break;
-            }
-            if (o.verbose && row.status != check_status::refused) {
-              out << "    " << to_string(row.status) << " " << where << ": got " << row.result.got;
-              if (row.result.bounded) out << ", |error| " << row.result.error << " <= bound " << row.result.bound;
-              out << "\n";
+        // Adversarial inputs: every scenario the functor defines (the seed picks one: seed % scenarios).
+        const unsigned scenarios = kind == input_kind::adversarial ? c.value->adversarial_scenarios() : 1;
+        for (unsigned scenario = 0; scenario < scenarios; ++scenario) {
+          for (std::size_t offset : offsets) {
+            check_request req;
+            req.n = n;
+            req.kind = kind;
+            req.seed = (o.seed + n) * scenarios + scenario;
+            req.offset = offset;
+            req.backends = backend_names;
+            for (const auto& row : c.value->check_on_gpu(req)) {
+              tally& t = per_backend[row.backend];
+              const std::string where = c.functor->name + "/" + c.value->type_name() + " " + row.backend + " n=" +
+                                        std::to_string(n) + " " + to_string(kind) +
+                                        (scenarios > 1 ? " scenario " + std::to_string(scenario) : std::string()) +
+                                        " seed " + std::to_string(req.seed) + " offset " + std::to_string(offset);
+              switch (row.status) {
+                case check_status::pass: ++t.pass; break;
+                case check_status::refused: ++t.refused; t.refusal = row.message; break;
+                case check_status::fail: ++t.fail; problems.push_back("FAIL  " + where + ": " + row.message); break;
+                case check_status::error: ++t.error; problems.push_back("ERROR " + where + ": " + row.message); break;
+              }
+              if (o.verbose && row.status != check_status::refused) {
+                out << "    " << to_string(row.status) << " " << where << ": got " << row.result.got;
+                if (row.result.bounded) out << ", |error| " << row.result.error << " <= bound " << row.result.bound;
+                out << "\n";
+              }
             }
           }
         }

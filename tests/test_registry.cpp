@@ -64,6 +64,19 @@ TEST(Registry, NonCommutativeFunctorGetsTheScanWorkaroundNotTheLibraryReductions
     EXPECT_EQ(b.applicable(), scan) << b.name << ": " << b.refusal;
   }
   // and for a commutative functor it is the other way round
-  for (const auto& b : the_registry().find("plus")->find("int32")->backends())
-    if (b.name.find("nclusive") != std::string::npos) EXPECT_FALSE(b.applicable()) << b.name;
+  for (const auto& b : the_registry().find("plus")->find("int32")->backends()) {
+    if (b.name.find("nclusive") != std::string::npos) {
+      EXPECT_FALSE(b.applicable()) << b.name;
+    }
+  }
+}
+
+TEST(Registry, ReportsEachFunctorsAdversarialScenarios) {
+  // The GPU matrix and `check --inputs adversarial` walk every scenario the functor declares, so the count
+  // must come from the functor: plus has four for floating point (-0.0 only, cancelling, +inf, NaN), one for
+  // integers; argmax two; a functor that declares none has one (its adversarial input is random).
+  EXPECT_EQ(the_registry().find("plus")->find("float")->adversarial_scenarios(), 4u);
+  EXPECT_EQ(the_registry().find("plus")->find("int32")->adversarial_scenarios(), 1u);
+  EXPECT_EQ(the_registry().find("argmax")->find("float_idx32")->adversarial_scenarios(), 2u);
+  EXPECT_EQ(the_registry().find("bit_xor")->find("uint64")->adversarial_scenarios(), 1u);
 }

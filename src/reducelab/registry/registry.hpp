@@ -79,6 +79,9 @@ class value_case {
   virtual std::size_t value_bytes() const = 0;
   virtual std::string identity() const = 0;
   virtual bool exact() const = 0;
+  /// How many adversarial scenarios the functor defines for this type; an adversarial input's seed picks
+  /// scenario seed % this count (see make_inputs).
+  virtual unsigned adversarial_scenarios() const = 0;
   virtual law_report check_laws(std::uint64_t seed, std::size_t samples) const = 0;
   virtual std::vector<backend_descriptor> backends() const = 0;
   /// Validate the requested backends on one input (needs a GPU).

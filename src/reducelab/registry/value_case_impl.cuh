@@ -84,6 +84,7 @@ class value_case_impl final : public value_case {
   std::size_t value_bytes() const override { return sizeof(T); }
   std::string identity() const override { return value_to_string(identity_of<OpT, T>()); }
   bool exact() const override { return is_exact_v<OpT, T>; }
+  unsigned adversarial_scenarios() const override { return reducelab::adversarial_scenarios<OpT, T>(); }
 
   law_report check_laws(std::uint64_t seed, std::size_t samples) const override {
     return check_monoid_laws<OpT, T>(seed, samples);
