@@ -346,6 +346,7 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
                                {"bounded", t.validation.result.bounded},
                                {"error", t.validation.result.error},
                                {"bound", t.validation.result.bound},
+                               {"bound_note", t.validation.result.note},
                                {"message", t.validation.message}};
           row["timed"] = false;
           if (t.validation.status == check_status::refused) {

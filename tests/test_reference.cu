@@ -72,6 +72,35 @@ TEST(ErrorBound, FloatSumOfAnyOrderIsWithinTheBound) {
   EXPECT_LT(v.error, v.bound);
 }
 
+TEST(ErrorBound, UnknownOrderOverManyFloatsStillGetsABoundThatCanFail) {
+  // 2^25 floats judged with depth n-1 (Thrust and CUB: order unknown): gamma(n-1) is infinite there, so the
+  // probabilistic gamma_tilde(n-1) (lambda = 10) takes its place - finite, stated in the note, met by a real
+  // float sum in the worst order (in order), and failed by a result that is off by more.
+  const std::size_t n = std::size_t{1} << 25;
+  const auto x = reducelab::make_inputs<fn::plus, float>(reducelab::input_kind::random, n, 3);
+  const float in_order = reduce_in_order<fn::plus>(x.data(), x.size());
+  const auto v = judge<fn::plus>(x.data(), x.size(), in_order);
+  EXPECT_TRUE(v.ok) << v.error << " > " << v.bound;
+  ASSERT_TRUE(std::isfinite(v.bound));
+  EXPECT_NE(v.note.find("probabilistic"), std::string::npos) << v.note;
+  long double abs_sum = 0;
+  for (float f : x) abs_sum += std::fabs(f);
+  const long double u = reducelab::unit_roundoff<float>();
+  EXPECT_NEAR(v.bound,
+              static_cast<double>((reducelab::gamma_probabilistic(n - 1, u) +
+                                   reducelab::gamma_bound(n, reducelab::unit_roundoff<long double>())) * abs_sum),
+              1e-6 * v.bound);
+  // gamma_tilde(k) = exp(lambda sqrt(k) u + k u^2 / (1 - u)) - 1: about 10 * 2^12.5 * 2^-24 here.
+  EXPECT_NEAR(static_cast<double>(reducelab::gamma_probabilistic(n - 1, u)), 10 * std::sqrt(double(n - 1)) * 0x1p-24,
+              1e-5);
+  const float off = static_cast<float>(static_cast<double>(in_order) + 2 * v.bound);
+  EXPECT_FALSE(judge<fn::plus>(x.data(), x.size(), off).ok);
+  // Below the threshold the worst-case bound is kept and nothing is said about probabilities.
+  const auto small = judge<fn::plus>(x.data(), 1000, reduce_in_order<fn::plus>(x.data(), 1000));
+  EXPECT_TRUE(small.ok);
+  EXPECT_TRUE(small.note.empty()) << small.note;
+}
+
 TEST(ErrorBound, AWrongFloatSumIsRejected) {
   std::vector<float> x(1000, 1.0f);
   const auto v = judge<fn::plus>(x.data(), x.size(), 999.0f, 10);  // one element dropped
