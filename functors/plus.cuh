@@ -10,7 +10,7 @@
 namespace reducelab::functors {
 
 struct plus {
-  static constexpr const char* summary = "a + b (signed integers wrap; float error bound gamma(depth) * sum|x|)";
+  static constexpr const char* summary = "a + b (signed integers wrap; float error bound ((1+u)^depth - 1) * sum|x|)";
   static constexpr bool commutative = true;
   static constexpr builtin_op builtin = builtin_op::plus;
   using value_types = type_list<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;

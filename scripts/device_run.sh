@@ -41,7 +41,7 @@ for step in $steps; do
         timeout ${SANITIZE_TIMEOUT:-135} compute-sanitizer --tool $tool --error-exitcode 9 "$build/reducelab" check \
           --ops plus,affine_compose,logical_or --types int32,float,affine32,uint8 --sizes 1,33,1000,70000 \
           --inputs random --offsets 0,1 > "$out/sanitize-$tool.log" 2>&1
-        echo "compute-sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY' "$out/sanitize-$tool.log" | tail -1)" >> "$summary"
+        echo "compute-sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.log" | tail -1)" >> "$summary"
       done
       ;;
     compare)

@@ -63,42 +63,43 @@ TEST(ErrorBound, FloatSumOfAnyOrderIsWithinTheBound) {
   }
   const auto v = judge<fn::plus>(x.data(), x.size(), level[0], 16);
   EXPECT_TRUE(v.ok) << v.error << " > " << v.bound;
-  // The stated bound: gamma(16) * sum|x| for float, plus the long double reference's own gamma(n) * sum|x|.
+  // The stated bound: ((1+u)^16 - 1) * sum|x| for float, plus the long double reference's own gamma(n) * sum|x|.
   long double abs_sum = 0;
   for (float f : x) abs_sum += std::fabs(f);
-  const long double expected = (reducelab::gamma_bound(16, reducelab::unit_roundoff<float>()) +
+  const long double expected = (reducelab::rounding_growth(16, reducelab::unit_roundoff<float>()) +
                                 reducelab::gamma_bound(x.size(), reducelab::unit_roundoff<long double>())) * abs_sum;
   EXPECT_NEAR(v.bound, static_cast<double>(expected), 1e-9 * static_cast<double>(expected));
   EXPECT_LT(v.error, v.bound);
 }
 
-TEST(ErrorBound, UnknownOrderOverManyFloatsStillGetsABoundThatCanFail) {
-  // 2^25 floats judged with depth n-1 (Thrust and CUB: order unknown): gamma(n-1) is infinite there, so the
-  // probabilistic gamma_tilde(n-1) (lambda = 10) takes its place - finite, stated in the note, met by a real
-  // float sum in the worst order (in order), and failed by a result that is off by more.
+TEST(ErrorBound, UnknownOrderOverManyFloatsStillGetsAFiniteBound) {
+  // 2^25 floats judged with depth n-1 (Thrust and CUB: order unknown). gamma(n-1) is infinite there (a check
+  // that could not fail); (1+u)^(n-1) - 1 = e^2 - 1 is finite: loose, said so in the note, met by a real float
+  // sum in the worst order (in order), and failed by a result off by more than the bound.
   const std::size_t n = std::size_t{1} << 25;
   const auto x = reducelab::make_inputs<fn::plus, float>(reducelab::input_kind::random, n, 3);
   const float in_order = reduce_in_order<fn::plus>(x.data(), x.size());
   const auto v = judge<fn::plus>(x.data(), x.size(), in_order);
   EXPECT_TRUE(v.ok) << v.error << " > " << v.bound;
   ASSERT_TRUE(std::isfinite(v.bound));
-  EXPECT_NE(v.note.find("probabilistic"), std::string::npos) << v.note;
+  EXPECT_NE(v.note.find("loose"), std::string::npos) << v.note;
   long double abs_sum = 0;
   for (float f : x) abs_sum += std::fabs(f);
   const long double u = reducelab::unit_roundoff<float>();
+  EXPECT_TRUE(std::isinf(reducelab::gamma_bound(n - 1, u)));
+  EXPECT_NEAR(static_cast<double>(reducelab::rounding_growth(n - 1, u)), std::expm1(2.0), 1e-6);
   EXPECT_NEAR(v.bound,
-              static_cast<double>((reducelab::gamma_probabilistic(n - 1, u) +
+              static_cast<double>((reducelab::rounding_growth(n - 1, u) +
                                    reducelab::gamma_bound(n, reducelab::unit_roundoff<long double>())) * abs_sum),
               1e-6 * v.bound);
-  // gamma_tilde(k) = exp(lambda sqrt(k) u + k u^2 / (1 - u)) - 1: about 10 * 2^12.5 * 2^-24 here.
-  EXPECT_NEAR(static_cast<double>(reducelab::gamma_probabilistic(n - 1, u)), 10 * std::sqrt(double(n - 1)) * 0x1p-24,
-              1e-5);
   const float off = static_cast<float>(static_cast<double>(in_order) + 2 * v.bound);
   EXPECT_FALSE(judge<fn::plus>(x.data(), x.size(), off).ok);
-  // Below the threshold the worst-case bound is kept and nothing is said about probabilities.
+  // Where k*u < 1 nothing is said, and (1+u)^k - 1 sits just under gamma(k).
   const auto small = judge<fn::plus>(x.data(), 1000, reduce_in_order<fn::plus>(x.data(), 1000));
   EXPECT_TRUE(small.ok);
   EXPECT_TRUE(small.note.empty()) << small.note;
+  EXPECT_LT(reducelab::rounding_growth(999, u), reducelab::gamma_bound(999, u));
+  EXPECT_GT(reducelab::rounding_growth(999, u), 0.999L * reducelab::gamma_bound(999, u));
 }
 
 TEST(ErrorBound, AWrongFloatSumIsRejected) {
@@ -131,9 +132,23 @@ TEST(ErrorBound, FloatProductStaysInRangeAndWithinTheBound) {
   const double p = reduce_in_order<fn::multiplies>(x.data(), x.size());
   EXPECT_TRUE(std::isnormal(p));
   EXPECT_TRUE(judge<fn::multiplies>(x.data(), x.size(), p).ok);
-  // The bound is gamma(n-1)|p| ~ 2^20 * 2^-53 |p| ~ 1.2e-10 |p|: a result off by 1e-9 relative is rejected.
+  // The bound is ((1+u)^(n-1) - 1)|p| ~ 2^20 * 2^-53 |p| ~ 1.2e-10 |p|: a result off by 1e-9 relative is rejected.
   EXPECT_FALSE(judge<fn::multiplies>(x.data(), x.size(), p * (1 + 1e-9), 20).ok);
   EXPECT_TRUE(judge<fn::multiplies>(x.data(), x.size(), p * (1 + 1e-11), 20).ok);
+}
+
+TEST(ErrorBound, ALooseProductBoundStillChecksSignAndSize) {
+  // 2^25 floats: (1+u)^(n-1) - 1 = e^2 - 1, so |got - p| <= 6.4|p| alone would pass -p and 0. The sign is
+  // exact and |got| >= (1-u)^(n-1)|p| = e^-2 |p|, so those fail while the in-order float product passes.
+  const std::size_t n = std::size_t{1} << 25;
+  const auto x = reducelab::make_inputs<fn::multiplies, float>(reducelab::input_kind::random, n, 9);
+  const float in_order = reduce_in_order<fn::multiplies>(x.data(), x.size());
+  const auto v = judge<fn::multiplies>(x.data(), x.size(), in_order);
+  EXPECT_TRUE(v.ok) << v.got << " vs " << v.want;
+  EXPECT_NE(v.note.find("loose"), std::string::npos) << v.note;
+  EXPECT_FALSE(judge<fn::multiplies>(x.data(), x.size(), -in_order).ok);
+  EXPECT_FALSE(judge<fn::multiplies>(x.data(), x.size(), in_order * 0.1f).ok);
+  EXPECT_FALSE(judge<fn::multiplies>(x.data(), x.size(), 0.0f).ok);
 }
 
 TEST(Inputs, NeverAllZerosAndReproducible) {
