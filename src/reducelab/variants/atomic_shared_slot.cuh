@@ -1,7 +1,7 @@
 // Ladder step 1: atomic_shared_slot. Every thread combines its one element into a single shared-memory slot
 // per block with an atomic (a native atomicAdd/Max/And... where the hardware has one, a compare-and-swap loop
 // otherwise: see atomic/atomic_combine.cuh); thread 0 writes the slot as the block's partial, and the same
-// kernel runs again over the partials until one value is left (variants/ladder_passes.hpp).
+// kernel runs again over the partials until one value is left (variants/ladder_passes.cuh).
 //
 // The baseline the ladder improves on: correct, but the BlockThreads atomics on one address serialize, and a
 // CAS loop retries under contention, so a block spends its time queueing rather than loading.
@@ -9,16 +9,15 @@
 // it gives no bitwise-reproducible floating-point result (the landing order changes from run to run).
 #pragma once
 
-#include "reducelab/core/error.hpp"
 #include "reducelab/kernels/atomic_shared_slot.cuh"
-#include "reducelab/variants/ladder_passes.hpp"
+#include "reducelab/variants/ladder_passes.cuh"
 #include "reducelab/variants/variant.hpp"
 
 #include <algorithm>
 
 namespace reducelab::variants {
 
-struct atomic_shared_slot {
+struct atomic_shared_slot : ladder::tile_per_block_step<atomic_shared_slot> {
   static constexpr const char* name = "atomic_shared_slot";
   static constexpr const char* summary =
       "step 1: every thread atomically combines its element into one shared slot per block; passes repeat";
@@ -28,39 +27,23 @@ struct atomic_shared_slot {
   struct policy {
     // Harris's block size, the same for every ladder step so that the steps compare like for like.
     static constexpr int block_threads = 256;
+    static constexpr std::size_t tile_items = block_threads;  // one value per thread
     static constexpr std::size_t max_blocks = ladder::max_grid_x;
   };
 
   template <class OpT, class T>
-  static std::size_t grid_size(std::size_t n) {
-    return ladder::shape_pass(n, policy::block_threads, policy::max_blocks).grid;
-  }
-
-  template <class OpT, class T>
-  static std::size_t workspace_bytes(std::size_t n) {
-    return ladder::workspace_items(n, policy::block_threads, policy::max_blocks) * sizeof(T);
+  static constexpr auto kernel() {
+    return &kernels::atomic_shared_slot<policy::block_threads, OpT, T>;
   }
 
   /// Atomics serialize in any order, so within a block every value can sit at any place of one chain: a
   /// pass adds as many combines as a block takes values.
   template <class OpT, class T>
   static std::size_t combine_depth(std::size_t n) {
-    return ladder::passes_depth(n, policy::block_threads, policy::max_blocks,
+    return ladder::passes_depth(n, policy::tile_items, policy::max_blocks,
                                 [](std::size_t count, const ladder::pass_shape& shape) {
                                   return std::min(count, shape.tiles_per_block * policy::block_threads);
                                 });
-  }
-
-  template <class OpT, class T>
-  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
-    constexpr int threads = policy::block_threads;
-    ladder::run_passes(in, n, out, static_cast<T*>(workspace), threads, policy::max_blocks,
-                       [&](const T* src, std::size_t count, const ladder::pass_shape& shape, T* dst) {
-                         const auto grid = static_cast<unsigned>(shape.grid);
-                         kernels::atomic_shared_slot<threads>
-                             <<<grid, threads, 0, stream>>>(src, count, shape.tiles_per_block, dst, op);
-                         CUDA_TRY_LAUNCH();
-                       });
   }
 };
 

@@ -12,6 +12,7 @@
 #include "reducelab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
 #include "reducelab/kernels/compensated_sum.cuh"
+#include "reducelab/variants/grid_stride_launch.cuh"
 #include "reducelab/variants/variant.hpp"
 
 #include <algorithm>
@@ -41,8 +42,7 @@ struct compensated_sum {
 
   template <class OpT, class T>
   static std::size_t grid_size(std::size_t n) {
-    const std::size_t full = static_cast<std::size_t>(current_device().sm_count) * policy::blocks_per_sm;
-    return std::max<std::size_t>(1, std::min(full, ceil_div<std::size_t>(n, policy::block_threads)));
+    return device_sized_grid<policy>(n);
   }
 
   template <class OpT, class T>

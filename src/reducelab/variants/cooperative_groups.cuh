@@ -6,16 +6,15 @@
 // Cannot serve: non-commutative functors (grid-stride loop, and cg::reduce's butterfly reorders lanes).
 #pragma once
 
-#include "reducelab/core/device_info.hpp"
-#include "reducelab/core/error.hpp"
 #include "reducelab/kernels/cooperative_groups.cuh"
+#include "reducelab/variants/grid_stride_launch.cuh"
 #include "reducelab/variants/variant.hpp"
 
 #include <algorithm>
 
 namespace reducelab::variants {
 
-struct cooperative_groups {
+struct cooperative_groups : grid_stride_two_launch_step<cooperative_groups> {
   static constexpr const char* name = "cooperative_groups";
   static constexpr const char* summary =
       "grid-stride loop, cg::reduce over tiled_partition<32> (redux for 32-bit integer builtins), two launches";
@@ -26,18 +25,6 @@ struct cooperative_groups {
     static constexpr int block_threads = 256;
     static constexpr int blocks_per_sm = 8;  // 8 x 256 = 2048 threads: a full Hopper SM, loads in flight
   };
-
-  template <class OpT, class T>
-  static std::size_t grid_size(std::size_t n) {
-    const std::size_t full = static_cast<std::size_t>(current_device().sm_count) * policy::blocks_per_sm;
-    return std::max<std::size_t>(1, std::min(full, ceil_div<std::size_t>(n, policy::block_threads)));
-  }
-
-  template <class OpT, class T>
-  static std::size_t workspace_bytes(std::size_t n) {
-    const std::size_t grid = grid_size<OpT, T>(n);
-    return grid > 1 ? grid * sizeof(T) : 0;
-  }
 
   // Per pass: the per-thread chain, a 5-level tile tree, a 5-level tree over the warps (padded to 32 lanes).
   template <class OpT, class T>
@@ -50,20 +37,8 @@ struct cooperative_groups {
   }
 
   template <class OpT, class T>
-  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
-    constexpr int threads = policy::block_threads;
-    const std::size_t grid = grid_size<OpT, T>(n);
-    if (grid == 1) {
-      kernels::cooperative_groups_reduce<threads><<<1, threads, 0, stream>>>(in, n, out, op);
-      CUDA_TRY_LAUNCH();
-      return;
-    }
-    T* partials = static_cast<T*>(workspace);
-    kernels::cooperative_groups_reduce<threads>
-        <<<static_cast<unsigned>(grid), threads, 0, stream>>>(in, n, partials, op);
-    CUDA_TRY_LAUNCH();
-    kernels::cooperative_groups_reduce<threads><<<1, threads, 0, stream>>>(partials, grid, out, op);
-    CUDA_TRY_LAUNCH();
+  static constexpr auto kernel() {
+    return &kernels::cooperative_groups_reduce<policy::block_threads, OpT, T>;
   }
 };
 

@@ -4,17 +4,16 @@
 // Fixes over step 4: no thread is idle at the first combine, and half as many blocks cover the input (each
 // pass shrinks n by 512 rather than 256). Cannot serve: non-commutative functors (tid meets tid + 256, then
 // tid + s). What it still wastes: the levels with s <= 32 run on one warp but pay a __syncthreads and the
-// loop each (step 6). Partials are reduced by further passes of the same kernel (variants/ladder_passes.hpp).
+// loop each (step 6). Partials are reduced by further passes of the same kernel (variants/ladder_passes.cuh).
 #pragma once
 
-#include "reducelab/core/error.hpp"
 #include "reducelab/kernels/first_add_during_load.cuh"
-#include "reducelab/variants/ladder_passes.hpp"
+#include "reducelab/variants/ladder_passes.cuh"
 #include "reducelab/variants/variant.hpp"
 
 namespace reducelab::variants {
 
-struct first_add_during_load {
+struct first_add_during_load : ladder::tile_per_block_step<first_add_during_load> {
   static constexpr const char* name = "first_add_during_load";
   static constexpr const char* summary =
       "step 5 (Harris 4): each thread combines two values while loading, half the blocks";
@@ -30,34 +29,8 @@ struct first_add_during_load {
   };
 
   template <class OpT, class T>
-  static std::size_t grid_size(std::size_t n) {
-    return ladder::shape_pass(n, policy::tile_items, policy::max_blocks).grid;
-  }
-
-  template <class OpT, class T>
-  static std::size_t workspace_bytes(std::size_t n) {
-    return ladder::workspace_items(n, policy::tile_items, policy::max_blocks) * sizeof(T);
-  }
-
-  /// Per pass: the tile's tree (ceil(log2(tile_items)) levels) plus the chain of a block's tiles.
-  template <class OpT, class T>
-  static std::size_t combine_depth(std::size_t n) {
-    return ladder::passes_depth(n, policy::tile_items, policy::max_blocks,
-                                [](std::size_t, const ladder::pass_shape& shape) {
-                                  return ladder::tree_pass_depth(policy::tile_items, shape);
-                                });
-  }
-
-  template <class OpT, class T>
-  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
-    constexpr int threads = policy::block_threads;
-    ladder::run_passes(in, n, out, static_cast<T*>(workspace), policy::tile_items, policy::max_blocks,
-                       [&](const T* src, std::size_t count, const ladder::pass_shape& shape, T* dst) {
-                         const auto grid = static_cast<unsigned>(shape.grid);
-                         kernels::first_add_during_load<threads>
-                             <<<grid, threads, 0, stream>>>(src, count, shape.tiles_per_block, dst, op);
-                         CUDA_TRY_LAUNCH();
-                       });
+  static constexpr auto kernel() {
+    return &kernels::first_add_during_load<policy::block_threads, OpT, T>;
   }
 };
 

@@ -4,16 +4,15 @@
 // The foundation kernel: any functor, any trivially copyable type, order kept for non-commutative functors.
 #pragma once
 
-#include "reducelab/core/device_info.hpp"
-#include "reducelab/core/error.hpp"
 #include "reducelab/kernels/grid_stride_shuffle.cuh"
+#include "reducelab/variants/grid_stride_launch.cuh"
 #include "reducelab/variants/variant.hpp"
 
 #include <algorithm>
 
 namespace reducelab::variants {
 
-struct grid_stride_shuffle {
+struct grid_stride_shuffle : grid_stride_two_launch_step<grid_stride_shuffle> {
   static constexpr const char* name = "grid_stride_shuffle";
   static constexpr const char* summary =
       "grid-stride loop, shuffle tree per warp, shared-memory combine of warps, second launch over block results";
@@ -26,18 +25,6 @@ struct grid_stride_shuffle {
   };
 
   template <class OpT, class T>
-  static std::size_t grid_size(std::size_t n) {
-    const std::size_t full = static_cast<std::size_t>(current_device().sm_count) * policy::blocks_per_sm;
-    return std::max<std::size_t>(1, std::min(full, ceil_div<std::size_t>(n, policy::block_threads)));
-  }
-
-  template <class OpT, class T>
-  static std::size_t workspace_bytes(std::size_t n) {
-    const std::size_t grid = grid_size<OpT, T>(n);
-    return grid > 1 ? grid * sizeof(T) : 0;
-  }
-
-  template <class OpT, class T>
   static std::size_t combine_depth(std::size_t n) {
     const std::size_t grid = grid_size<OpT, T>(n);
     const std::size_t per_thread = ceil_div<std::size_t>(n, grid * policy::block_threads);
@@ -46,19 +33,8 @@ struct grid_stride_shuffle {
   }
 
   template <class OpT, class T>
-  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
-    constexpr int threads = policy::block_threads;
-    const std::size_t grid = grid_size<OpT, T>(n);
-    if (grid == 1) {
-      kernels::grid_stride_shuffle<threads><<<1, threads, 0, stream>>>(in, n, out, op);
-      CUDA_TRY_LAUNCH();
-      return;
-    }
-    T* partials = static_cast<T*>(workspace);
-    kernels::grid_stride_shuffle<threads><<<static_cast<unsigned>(grid), threads, 0, stream>>>(in, n, partials, op);
-    CUDA_TRY_LAUNCH();
-    kernels::grid_stride_shuffle<threads><<<1, threads, 0, stream>>>(partials, grid, out, op);
-    CUDA_TRY_LAUNCH();
+  static constexpr auto kernel() {
+    return &kernels::grid_stride_shuffle<policy::block_threads, OpT, T>;
   }
 };
 

@@ -7,16 +7,15 @@
 // warp tree runs once per thread's many loads; it shows where the instruction-level cost of the tree went.
 #pragma once
 
-#include "reducelab/core/device_info.hpp"
-#include "reducelab/core/error.hpp"
 #include "reducelab/kernels/hardware_warp_reduce.cuh"
+#include "reducelab/variants/grid_stride_launch.cuh"
 #include "reducelab/variants/variant.hpp"
 
 #include <algorithm>
 
 namespace reducelab::variants {
 
-struct hardware_warp_reduce {
+struct hardware_warp_reduce : grid_stride_two_launch_step<hardware_warp_reduce> {
   static constexpr const char* name = "hardware_warp_reduce";
   static constexpr const char* summary =
       "grid-stride loop, warp tree by __reduce_*_sync (32-bit integer builtins) or vote (logical), else shuffles";
@@ -45,18 +44,6 @@ struct hardware_warp_reduce {
     }
   }
 
-  template <class OpT, class T>
-  static std::size_t grid_size(std::size_t n) {
-    const std::size_t full = static_cast<std::size_t>(current_device().sm_count) * policy::blocks_per_sm;
-    return std::max<std::size_t>(1, std::min(full, ceil_div<std::size_t>(n, policy::block_threads)));
-  }
-
-  template <class OpT, class T>
-  static std::size_t workspace_bytes(std::size_t n) {
-    const std::size_t grid = grid_size<OpT, T>(n);
-    return grid > 1 ? grid * sizeof(T) : 0;
-  }
-
   // Per pass: the per-thread chain, 5 levels in the warp, 5 over the warps (the hardware paths are exact).
   template <class OpT, class T>
   static std::size_t combine_depth(std::size_t n) {
@@ -68,19 +55,8 @@ struct hardware_warp_reduce {
   }
 
   template <class OpT, class T>
-  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
-    constexpr int threads = policy::block_threads;
-    const std::size_t grid = grid_size<OpT, T>(n);
-    if (grid == 1) {
-      kernels::hardware_warp_reduce<threads><<<1, threads, 0, stream>>>(in, n, out, op);
-      CUDA_TRY_LAUNCH();
-      return;
-    }
-    T* partials = static_cast<T*>(workspace);
-    kernels::hardware_warp_reduce<threads><<<static_cast<unsigned>(grid), threads, 0, stream>>>(in, n, partials, op);
-    CUDA_TRY_LAUNCH();
-    kernels::hardware_warp_reduce<threads><<<1, threads, 0, stream>>>(partials, grid, out, op);
-    CUDA_TRY_LAUNCH();
+  static constexpr auto kernel() {
+    return &kernels::hardware_warp_reduce<policy::block_threads, OpT, T>;
   }
 };
 

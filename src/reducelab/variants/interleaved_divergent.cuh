@@ -7,17 +7,16 @@
 // functors are served and the result is reproducible. Cannot serve: nothing is refused; it is slow because
 // the `tid % 2s` branch leaves most lanes of each warp idle and % costs many instructions (step 3).
 // One value per thread, so a pass leaves n / 256 partials; the same kernel runs again over them until one
-// value is left (variants/ladder_passes.hpp).
+// value is left (variants/ladder_passes.cuh).
 #pragma once
 
-#include "reducelab/core/error.hpp"
 #include "reducelab/kernels/interleaved_divergent.cuh"
-#include "reducelab/variants/ladder_passes.hpp"
+#include "reducelab/variants/ladder_passes.cuh"
 #include "reducelab/variants/variant.hpp"
 
 namespace reducelab::variants {
 
-struct interleaved_divergent {
+struct interleaved_divergent : ladder::tile_per_block_step<interleaved_divergent> {
   static constexpr const char* name = "interleaved_divergent";
   static constexpr const char* summary =
       "step 2 (Harris 1): shared-memory tree, interleaved addressing, divergent tid % 2s test";
@@ -33,34 +32,8 @@ struct interleaved_divergent {
   };
 
   template <class OpT, class T>
-  static std::size_t grid_size(std::size_t n) {
-    return ladder::shape_pass(n, policy::tile_items, policy::max_blocks).grid;
-  }
-
-  template <class OpT, class T>
-  static std::size_t workspace_bytes(std::size_t n) {
-    return ladder::workspace_items(n, policy::tile_items, policy::max_blocks) * sizeof(T);
-  }
-
-  /// Per pass: the tile's tree (ceil(log2(tile_items)) levels) plus the chain of a block's tiles.
-  template <class OpT, class T>
-  static std::size_t combine_depth(std::size_t n) {
-    return ladder::passes_depth(n, policy::tile_items, policy::max_blocks,
-                                [](std::size_t, const ladder::pass_shape& shape) {
-                                  return ladder::tree_pass_depth(policy::tile_items, shape);
-                                });
-  }
-
-  template <class OpT, class T>
-  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
-    constexpr int threads = policy::block_threads;
-    ladder::run_passes(in, n, out, static_cast<T*>(workspace), policy::tile_items, policy::max_blocks,
-                       [&](const T* src, std::size_t count, const ladder::pass_shape& shape, T* dst) {
-                         const auto grid = static_cast<unsigned>(shape.grid);
-                         kernels::interleaved_divergent<threads>
-                             <<<grid, threads, 0, stream>>>(src, count, shape.tiles_per_block, dst, op);
-                         CUDA_TRY_LAUNCH();
-                       });
+  static constexpr auto kernel() {
+    return &kernels::interleaved_divergent<policy::block_threads, OpT, T>;
   }
 };
 

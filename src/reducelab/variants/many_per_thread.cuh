@@ -6,16 +6,15 @@
 // Cannot serve: non-commutative functors (thread i folds i, i + G, i + 2G, ...: operands leave input order).
 #pragma once
 
-#include "reducelab/core/device_info.hpp"
-#include "reducelab/core/error.hpp"
 #include "reducelab/kernels/many_per_thread.cuh"
+#include "reducelab/variants/grid_stride_launch.cuh"
 #include "reducelab/variants/variant.hpp"
 
 #include <algorithm>
 
 namespace reducelab::variants {
 
-struct many_per_thread {
+struct many_per_thread : grid_stride_two_launch_step<many_per_thread> {
   static constexpr const char* name = "many_per_thread";
   static constexpr const char* summary =
       "step 8 (Harris 7): device-sized grid, grid-stride loop folds many inputs per thread, unrolled shared tree";
@@ -27,16 +26,10 @@ struct many_per_thread {
     static constexpr int blocks_per_sm = 8;    // 8 x 256 = 2048 threads: a full Hopper SM
   };
 
+  // Each thread combines two values before its loop, so a block covers 2 * block_threads of a small input.
   template <class OpT, class T>
   static std::size_t grid_size(std::size_t n) {
-    const std::size_t full = static_cast<std::size_t>(current_device().sm_count) * policy::blocks_per_sm;
-    return std::max<std::size_t>(1, std::min(full, ceil_div<std::size_t>(n, 2 * policy::block_threads)));
-  }
-
-  template <class OpT, class T>
-  static std::size_t workspace_bytes(std::size_t n) {
-    const std::size_t grid = grid_size<OpT, T>(n);
-    return grid > 1 ? grid * sizeof(T) : 0;
+    return device_sized_grid<policy>(ceil_div<std::size_t>(n, 2));
   }
 
   // Per thread: one pair combine, then one combine per loop trip; then log2(B) tree levels; the same again
@@ -51,19 +44,8 @@ struct many_per_thread {
   }
 
   template <class OpT, class T>
-  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
-    constexpr int threads = policy::block_threads;
-    const std::size_t grid = grid_size<OpT, T>(n);
-    if (grid == 1) {
-      kernels::many_per_thread<threads><<<1, threads, 0, stream>>>(in, n, out, op);
-      CUDA_TRY_LAUNCH();
-      return;
-    }
-    T* partials = static_cast<T*>(workspace);
-    kernels::many_per_thread<threads><<<static_cast<unsigned>(grid), threads, 0, stream>>>(in, n, partials, op);
-    CUDA_TRY_LAUNCH();
-    kernels::many_per_thread<threads><<<1, threads, 0, stream>>>(partials, grid, out, op);
-    CUDA_TRY_LAUNCH();
+  static constexpr auto kernel() {
+    return &kernels::many_per_thread<policy::block_threads, OpT, T>;
   }
 };
 

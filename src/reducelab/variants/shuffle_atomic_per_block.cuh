@@ -7,18 +7,13 @@
 // in which the atomics land.
 #pragma once
 
-#include "reducelab/atomic/atomic_combine.cuh"
-#include "reducelab/core/device_info.hpp"
-#include "reducelab/core/error.hpp"
 #include "reducelab/kernels/shuffle_atomic.cuh"
+#include "reducelab/variants/shuffle_atomic_per_warp.cuh"  // the host side both step-10 variants share
 #include "reducelab/variants/variant.hpp"
-
-#include <algorithm>
-#include <cstdint>
 
 namespace reducelab::variants {
 
-struct shuffle_atomic_per_block {
+struct shuffle_atomic_per_block : detail::shuffle_atomic_step<shuffle_atomic_per_block> {
   static constexpr const char* name = "shuffle_atomic_per_block";
   static constexpr const char* summary =
       "grid-stride loop, shuffle tree per block, one atomic combine into the output per block";
@@ -31,36 +26,8 @@ struct shuffle_atomic_per_block {
   };
 
   template <class OpT, class T>
-  static std::size_t grid_size(std::size_t n) {
-    const std::size_t full = static_cast<std::size_t>(current_device().sm_count) * policy::blocks_per_sm;
-    return std::max<std::size_t>(1, std::min(full, ceil_div<std::size_t>(n, policy::block_threads)));
-  }
-
-  template <class OpT, class T>
-  static std::size_t workspace_bytes(std::size_t) {
-    return sizeof(atomic_slot<T>);
-  }
-
-  // Atomics chain every partial through the one output in an unknown order: bound by n.
-  template <class OpT, class T>
-  static std::size_t combine_depth(std::size_t n) {
-    return n;
-  }
-
-  template <class OpT, class T>
-  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
-    constexpr int threads = policy::block_threads;
-    // The atomics go to an 8-byte-aligned slot in the workspace, not to *out: a compare-and-swap for a 1- or
-    // 2-byte value covers its whole 32-bit word, which must lie inside an allocation (and *out may not be
-    // aligned at all). One small copy at the end moves the result out.
-    auto* slot_storage = static_cast<atomic_slot<T>*>(workspace);
-    T* slot = &slot_storage->value;
-    kernels::shuffle_atomic_init<OpT><<<1, 1, 0, stream>>>(slot_storage);
-    CUDA_TRY_LAUNCH();
-    const std::size_t grid = grid_size<OpT, T>(n);
-    kernels::shuffle_atomic_per_block<threads><<<static_cast<unsigned>(grid), threads, 0, stream>>>(in, n, slot, op);
-    CUDA_TRY_LAUNCH();
-    CUDA_TRY(cudaMemcpyAsync(out, slot, sizeof(T), cudaMemcpyDeviceToDevice, stream));
+  static constexpr auto kernel() {
+    return &kernels::shuffle_atomic_per_block<policy::block_threads, OpT, T>;
   }
 };
 

@@ -10,32 +10,25 @@
 #pragma once
 
 #include "reducelab/atomic/atomic_combine.cuh"
-#include "reducelab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
 #include "reducelab/kernels/shuffle_atomic.cuh"
+#include "reducelab/variants/grid_stride_launch.cuh"
 #include "reducelab/variants/variant.hpp"
 
-#include <algorithm>
 #include <cstdint>
 
 namespace reducelab::variants {
 
-struct shuffle_atomic_per_warp {
-  static constexpr const char* name = "shuffle_atomic_per_warp";
-  static constexpr const char* summary =
-      "grid-stride loop, shuffle tree per warp, lane 0 of each warp combines into the output atomically";
-  static constexpr variant_traits traits = {/*ladder_step*/ 10, /*needs_commutative*/ true, /*max_value_bytes*/ 8,
-                                            /*needs_cooperative_launch*/ false, /*power_of_two_block*/ false,
-                                            /*preserves_order*/ false, /*deterministic*/ false};
-  struct policy {
-    static constexpr int block_threads = 256;
-    static constexpr int blocks_per_sm = 8;  // 8 x 256 = 2048 threads: a full Hopper SM, loads in flight
-  };
-
+namespace detail {
+/// The host side both step-10 variants share: the identity stored into an aligned workspace slot, one
+/// grid-stride launch of StepT::kernel<OpT, T>() whose warps (or blocks) combine into the slot atomically,
+/// and a copy of the slot to *out. StepT supplies name, summary, traits, policy {block_threads,
+/// blocks_per_sm} and kernel().
+template <class StepT>
+struct shuffle_atomic_step {
   template <class OpT, class T>
   static std::size_t grid_size(std::size_t n) {
-    const std::size_t full = static_cast<std::size_t>(current_device().sm_count) * policy::blocks_per_sm;
-    return std::max<std::size_t>(1, std::min(full, ceil_div<std::size_t>(n, policy::block_threads)));
+    return device_sized_grid<typename StepT::policy>(n);
   }
 
   template <class OpT, class T>
@@ -51,6 +44,7 @@ struct shuffle_atomic_per_warp {
 
   template <class OpT, class T>
   static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
+    using policy = typename StepT::policy;
     constexpr int threads = policy::block_threads;
     // The atomics go to an 8-byte-aligned slot in the workspace, not to *out: a compare-and-swap for a 1- or
     // 2-byte value covers its whole 32-bit word, which must lie inside an allocation (and *out may not be
@@ -60,9 +54,29 @@ struct shuffle_atomic_per_warp {
     kernels::shuffle_atomic_init<OpT><<<1, 1, 0, stream>>>(slot_storage);
     CUDA_TRY_LAUNCH();
     const std::size_t grid = grid_size<OpT, T>(n);
-    kernels::shuffle_atomic_per_warp<threads><<<static_cast<unsigned>(grid), threads, 0, stream>>>(in, n, slot, op);
+    const auto kernel = StepT::template kernel<OpT, T>();
+    kernel<<<static_cast<unsigned>(grid), threads, 0, stream>>>(in, n, slot, op);
     CUDA_TRY_LAUNCH();
     CUDA_TRY(cudaMemcpyAsync(out, slot, sizeof(T), cudaMemcpyDeviceToDevice, stream));
+  }
+};
+}  // namespace detail
+
+struct shuffle_atomic_per_warp : detail::shuffle_atomic_step<shuffle_atomic_per_warp> {
+  static constexpr const char* name = "shuffle_atomic_per_warp";
+  static constexpr const char* summary =
+      "grid-stride loop, shuffle tree per warp, lane 0 of each warp combines into the output atomically";
+  static constexpr variant_traits traits = {/*ladder_step*/ 10, /*needs_commutative*/ true, /*max_value_bytes*/ 8,
+                                            /*needs_cooperative_launch*/ false, /*power_of_two_block*/ false,
+                                            /*preserves_order*/ false, /*deterministic*/ false};
+  struct policy {
+    static constexpr int block_threads = 256;
+    static constexpr int blocks_per_sm = 8;  // 8 x 256 = 2048 threads: a full Hopper SM, loads in flight
+  };
+
+  template <class OpT, class T>
+  static constexpr auto kernel() {
+    return &kernels::shuffle_atomic_per_warp<policy::block_threads, OpT, T>;
   }
 };
 

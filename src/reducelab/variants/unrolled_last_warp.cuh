@@ -5,17 +5,16 @@
 // `volatile` last warp assumed lockstep warps, which Volta's independent thread scheduling removed; here every
 // level reads, __syncwarp()s, writes and __syncwarp()s (see kernels/unrolled_last_warp.cuh). Cannot serve:
 // non-commutative functors (the same tid / tid + s pairs as step 4). Partials are reduced by further passes
-// of the same kernel (variants/ladder_passes.hpp).
+// of the same kernel (variants/ladder_passes.cuh).
 #pragma once
 
-#include "reducelab/core/error.hpp"
 #include "reducelab/kernels/unrolled_last_warp.cuh"
-#include "reducelab/variants/ladder_passes.hpp"
+#include "reducelab/variants/ladder_passes.cuh"
 #include "reducelab/variants/variant.hpp"
 
 namespace reducelab::variants {
 
-struct unrolled_last_warp {
+struct unrolled_last_warp : ladder::tile_per_block_step<unrolled_last_warp> {
   static constexpr const char* name = "unrolled_last_warp";
   static constexpr const char* summary =
       "step 6 (Harris 5): last six tree levels unrolled in warp 0, explicit __syncwarp (no volatile)";
@@ -32,34 +31,8 @@ struct unrolled_last_warp {
   };
 
   template <class OpT, class T>
-  static std::size_t grid_size(std::size_t n) {
-    return ladder::shape_pass(n, policy::tile_items, policy::max_blocks).grid;
-  }
-
-  template <class OpT, class T>
-  static std::size_t workspace_bytes(std::size_t n) {
-    return ladder::workspace_items(n, policy::tile_items, policy::max_blocks) * sizeof(T);
-  }
-
-  /// Per pass: the tile's tree (ceil(log2(tile_items)) levels) plus the chain of a block's tiles.
-  template <class OpT, class T>
-  static std::size_t combine_depth(std::size_t n) {
-    return ladder::passes_depth(n, policy::tile_items, policy::max_blocks,
-                                [](std::size_t, const ladder::pass_shape& shape) {
-                                  return ladder::tree_pass_depth(policy::tile_items, shape);
-                                });
-  }
-
-  template <class OpT, class T>
-  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
-    constexpr int threads = policy::block_threads;
-    ladder::run_passes(in, n, out, static_cast<T*>(workspace), policy::tile_items, policy::max_blocks,
-                       [&](const T* src, std::size_t count, const ladder::pass_shape& shape, T* dst) {
-                         const auto grid = static_cast<unsigned>(shape.grid);
-                         kernels::unrolled_last_warp<threads>
-                             <<<grid, threads, 0, stream>>>(src, count, shape.tiles_per_block, dst, op);
-                         CUDA_TRY_LAUNCH();
-                       });
+  static constexpr auto kernel() {
+    return &kernels::unrolled_last_warp<policy::block_threads, OpT, T>;
   }
 };
 

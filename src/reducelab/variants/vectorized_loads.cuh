@@ -11,6 +11,7 @@
 #include "reducelab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
 #include "reducelab/kernels/vectorized_loads.cuh"
+#include "reducelab/variants/grid_stride_launch.cuh"
 #include "reducelab/variants/variant.hpp"
 
 #include <algorithm>
@@ -38,9 +39,7 @@ struct vectorized_loads {
 
   template <class OpT, class T>
   static std::size_t grid_size(std::size_t n) {
-    const std::size_t full = static_cast<std::size_t>(current_device().sm_count) * policy::blocks_per_sm;
-    const std::size_t vectors = ceil_div<std::size_t>(n, policy::vector_bytes / sizeof(T));
-    return std::max<std::size_t>(1, std::min(full, ceil_div<std::size_t>(vectors, policy::block_threads)));
+    return device_sized_grid<policy>(ceil_div<std::size_t>(n, policy::vector_bytes / sizeof(T)));
   }
 
   template <class OpT, class T>

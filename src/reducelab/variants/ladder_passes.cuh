@@ -3,11 +3,17 @@
 // "recursive kernel invocation", the same kernel is launched again over the partials until a pass has a single
 // block, which writes the result. Partials ping-pong between two workspace buffers.
 //
+// Steps 1-7 differ only in their kernel (and step 1 in its depth), so each of them derives from
+// tile_per_block_step<Self> below and names its kernel; the passes, workspace and depth live here once.
+//
 // grid.x stops at 2^31 - 1: beyond max_grid tiles, each block takes a run of consecutive tiles (see
 // kernels/ladder_tiles.cuh), so a block still owns a contiguous range and partials stay in input order.
 #pragma once
 
+#include "reducelab/core/error.hpp"
 #include "reducelab/variants/variant.hpp"
+
+#include <cuda_runtime.h>
 
 #include <cstddef>
 
@@ -73,5 +79,48 @@ std::size_t passes_depth(std::size_t n, std::size_t tile_items, std::size_t max_
 inline std::size_t tree_pass_depth(std::size_t tile_items, const pass_shape& shape) {
   return tree_depth(tile_items) + (shape.tiles_per_block - 1);
 }
+
+/// The variant interface (variants/variant.hpp) for a ladder step whose kernel reduces one tile of
+/// StepT::policy::tile_items values per block (a run of consecutive tiles beyond max_blocks) into one partial:
+///   template <int BlockThreads, class OpT, class T>
+///   __global__ void kernel(const T* in, size_t count, size_t tiles_per_block, T* partials, OpT op);
+/// StepT supplies name, summary, traits, policy {block_threads, tile_items, max_blocks} and
+///   template <class OpT, class T> static constexpr auto kernel() { return &kernels::NAME<threads, OpT, T>; }
+/// combine_depth assumes a tree over each tile; a step that combines otherwise declares its own (step 1).
+template <class StepT>
+struct tile_per_block_step {
+  template <class OpT, class T>
+  static std::size_t grid_size(std::size_t n) {
+    using policy = typename StepT::policy;
+    return shape_pass(n, policy::tile_items, policy::max_blocks).grid;
+  }
+
+  template <class OpT, class T>
+  static std::size_t workspace_bytes(std::size_t n) {
+    using policy = typename StepT::policy;
+    return workspace_items(n, policy::tile_items, policy::max_blocks) * sizeof(T);
+  }
+
+  /// Per pass: the tile's tree (ceil(log2(tile_items)) levels) plus the chain of a block's tiles.
+  template <class OpT, class T>
+  static std::size_t combine_depth(std::size_t n) {
+    using policy = typename StepT::policy;
+    return passes_depth(n, policy::tile_items, policy::max_blocks, [](std::size_t, const pass_shape& shape) {
+      return tree_pass_depth(policy::tile_items, shape);
+    });
+  }
+
+  template <class OpT, class T>
+  static void run(const T* in, std::size_t n, T* out, void* workspace, std::size_t, OpT op, cudaStream_t stream) {
+    using policy = typename StepT::policy;
+    const auto kernel = StepT::template kernel<OpT, T>();
+    run_passes(in, n, out, static_cast<T*>(workspace), policy::tile_items, policy::max_blocks,
+               [&](const T* src, std::size_t count, const pass_shape& shape, T* dst) {
+                 kernel<<<static_cast<unsigned>(shape.grid), policy::block_threads, 0, stream>>>(
+                     src, count, shape.tiles_per_block, dst, op);
+                 CUDA_TRY_LAUNCH();
+               });
+  }
+};
 
 }  // namespace reducelab::variants::ladder
