@@ -11,6 +11,9 @@
 //                                                 input goes through, for floating-point error bounds
 // and optionally `template <class OpT, class T> static constexpr const char* extra_refusal()` for a
 // requirement the traits below cannot express. run() is only instantiated for applicable (OpT, T) pairs.
+// Variants that share a launch shape inherit workspace_bytes/run (and more) from a base and name only their
+// kernel: ladder::tile_per_block_step (variants/ladder_passes.cuh, steps 1-7) and grid_stride_two_launch_step
+// (variants/grid_stride_launch.cuh).
 // The public entry (reducelab/reduce.cuh) handles n == 0, null pointers and the workspace check.
 #pragma once
 
