@@ -29,7 +29,8 @@ struct thrust_reduce {
   static constexpr const char* name = "thrust::reduce";
   static constexpr const char* summary = "thrust::reduce(par.on(stream), first, last, identity, op)";
   static constexpr family library = family::thrust;
-  static constexpr variant_traits traits = {0, /*needs_commutative*/ true, 0, false, false, false, true};
+  static constexpr variant_traits traits = {0, /*needs_commutative*/ true, 0, false, false, false, true,
+                                            /*synchronizes_host*/ true};
 
   template <class OpT, class T>
   static std::size_t workspace_bytes(std::size_t) {
@@ -130,7 +131,9 @@ struct thrust_scan_last {
   static constexpr const char* name = "thrust::inclusive_scan(last)";
   static constexpr const char* summary = "thrust::inclusive_scan into a scratch vector, last element copied out";
   static constexpr family library = family::thrust;
-  static constexpr variant_traits traits = {0, false, 0, false, false, /*preserves_order*/ true, true};
+  // par_nosync still allocates its temporary storage per call, and freeing it synchronizes the device.
+  static constexpr variant_traits traits = {0, false, 0, false, false, /*preserves_order*/ true, true,
+                                            /*synchronizes_host*/ true};
 
   template <class OpT, class T>
   static constexpr const char* extra_refusal() {

@@ -1,18 +1,21 @@
 // `reducelab compare`: the main job. For each selected (functor, type, size): one device_vector of random
 // data; every backend validated on it against the host reference (failed rows are reported, never timed),
-// then timed with Google Benchmark as the loop and statistics engine (manual time from CUDA events around the
-// reduction only). Cold samples flush L2 first (a memset over twice the L2 size); hot samples run back to
-// back on L2-resident data. Writes results.json (schema "reducelab-compare-1", see README), results.csv and
-// the Markdown report with plots.
+// then timed by the shared engine (comparisons/timing/engine.hpp: launch-free, clean-cold or L2-resident hot,
+// interleaved rounds), each ratio against CUB and Thrust given a paired-bootstrap 95 % interval, and each row's
+// best custom variant re-measured in a confirmation round paired with CUB. Writes results.json (schema
+// "reducelab-compare-1", comparisons/RESULTS_SCHEMA.md), results.csv and the Markdown report with plots.
 #include "comparisons/commands_report.hpp"
+#include "comparisons/nan_probe.hpp"
 #include "comparisons/report.hpp"
+#include "comparisons/timing/clock_guard.hpp"
+#include "comparisons/timing/engine.hpp"
+#include "comparisons/timing/statistics.hpp"
 #include "reducelab/build_info.hpp"
 #include "reducelab/cli/commands.hpp"
 #include "reducelab/core/device_buffer.hpp"
 #include "reducelab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
 
-#include <benchmark/benchmark.h>
 #include <cub/version.cuh>
 #include <nlohmann/json.hpp>
 
@@ -35,46 +38,19 @@ using json = nlohmann::ordered_json;
 
 /// The timing policy: where each number comes from.
 struct timing_policy {
-  static constexpr int warmup_runs = 3;     // module load, Thrust's first allocation, clocks ramping up
-  static constexpr int cold_samples = 25;   // enough for a stable median and p10/p90 at every size seen
-  static constexpr int hot_samples = 25;
-  static constexpr int l2_flush_factor = 2; // flush with a memset over twice the L2 size
+  static constexpr int warmup_runs = 3;             // module load, Thrust's first allocation, clocks ramping up
+  static constexpr int samples = 25;                // per backend and row: a stable median and p10/p90 at every size
+  static constexpr int min_samples = 5;             // below this a median and an interval mean little
+  static constexpr double hot_l2_fraction = 0.5;    // hot only where the input fits in half the L2: the rest of L2
+                                                    // holds workspaces, and lines map unevenly to its partitions
+  static constexpr double confidence = 0.95;
+  static constexpr int bootstrap_resamples = 2000;  // the interval's ends move by well under 1 % beyond this
 };
 
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const std::size_t lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-}
-double stat_p10(const std::vector<double>& v) { return percentile(v, 0.10); }
-double stat_p90(const std::vector<double>& v) { return percentile(v, 0.90); }
-double stat_min(const std::vector<double>& v) { return v.empty() ? 0 : *std::min_element(v.begin(), v.end()); }
-
-/// Collects Google Benchmark's aggregates (median, p10, p90, min, mean, stddev) per benchmark name, silently.
-class collecting_reporter : public benchmark::BenchmarkReporter {
- public:
-  struct stats {
-    std::map<std::string, double> us;  // aggregate name -> microseconds
-    int samples = 0;
-    std::string error;
-  };
-  std::map<std::string, stats> results;
-
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const auto& r : runs) {
-      stats& s = results[r.run_name.function_name];
-      if (r.error_occurred) s.error = r.error_message;
-      if (r.run_type == Run::RT_Aggregate) {
-        s.us[r.aggregate_name] = r.GetAdjustedRealTime();
-        s.samples = static_cast<int>(r.repetitions);
-      }
-    }
-  }
-};
+constexpr const char* cub_reduce = "cub::DeviceReduce::Reduce";
+constexpr const char* cub_scan = "cub::DeviceScan::InclusiveScan(last)";
+constexpr const char* thrust_reduce = "thrust::reduce";
+constexpr const char* thrust_scan = "thrust::inclusive_scan(last)";
 
 std::string size_label(std::size_t n) {
   if (n > 0 && (n & (n - 1)) == 0) {
@@ -85,24 +61,41 @@ std::string size_label(std::size_t n) {
   return std::to_string(n);
 }
 
-/// The default sweep: plus, maximum, minimum, multiplies, logical_or, bit_xor and the example functors, over
-/// int32, float, double (logical_or over uint8) and each example functor's own types (one pair type: argmax's
-/// float_idx32).
-bool in_default_sweep(const functor_entry& f, const value_case& c) {
-  static const std::vector<std::string> builtins = {"plus", "maximum", "minimum", "multiplies", "logical_or", "bit_xor"};
-  static const std::vector<std::string> builtin_names = {"plus", "multiplies", "maximum", "minimum", "logical_and",
-                                                         "logical_or", "bit_and", "bit_or", "bit_xor"};
+bool is_one_of(const std::string& x, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (x == n) return true;
+  return false;
+}
+
+/// The types a functor is swept over when --types is not given: int32, float and double, logical operators
+/// over uint8, and each example functor's own type (one pair type: argmax's float_idx32).
+bool is_sweep_type(const functor_entry& f, const value_case& c) {
   const std::string t = c.type_name();
-  const bool is_builtin = std::find(builtin_names.begin(), builtin_names.end(), f.name) != builtin_names.end();
-  if (is_builtin) {
-    if (std::find(builtins.begin(), builtins.end(), f.name) == builtins.end()) return false;
-    if (f.name == "logical_or") return t == "uint8";
-    return t == "int32" || t == "float" || t == "double";
-  }
+  if (f.name == "logical_or" || f.name == "logical_and") return t == "uint8";
   if (f.name == "argmax") return t == "float_idx32";
   if (f.name == "min_max") return t == "float_range";
   if (f.name == "affine_compose") return t == "affine32";
   return t == "int32" || t == "float" || t == "double" || f.cases.size() == 1;
+}
+
+/// The full sweep (`--full`): every functor but the logical/bitwise ones that behave like logical_or and
+/// bit_xor, and the NaN-aware max/min (the report's NaN section covers those).
+bool in_full_sweep(const functor_entry& f) {
+  return !is_one_of(f.name, {"logical_and", "bit_and", "bit_or", "amax", "amin", "nanmax", "nanmin"});
+}
+
+/// The quick default: int32/float/double plus and maximum, one pair type and the non-commutative example.
+bool in_quick_sweep(const functor_entry& f, const value_case& c) {
+  if (f.name == "plus" || f.name == "maximum" || f.name == "argmax" || f.name == "affine_compose")
+    return is_sweep_type(f, c);
+  return false;
+}
+
+std::vector<std::size_t> default_sizes(bool full) {
+  std::vector<std::size_t> sizes;
+  for (int k = 10; k <= 28; k += full ? 2 : 4) sizes.push_back(std::size_t{1} << k);
+  if (sizes.back() != std::size_t{1} << 28) sizes.push_back(std::size_t{1} << 28);
+  return sizes;
 }
 
 std::string utc_now() {
@@ -117,7 +110,24 @@ std::string commit_id() {
   return build_info::git_commit;
 }
 
-json describe_run(const device_info& dev, const std::string& command_line) {
+std::string duration_label(double seconds) {
+  std::ostringstream s;
+  const long total = std::lround(seconds);
+  if (total >= 60) s << total / 60 << "m" << std::setw(2) << std::setfill('0') << total % 60 << "s";
+  else s << total << "s";
+  return s.str();
+}
+
+struct run_settings {
+  int samples = timing_policy::samples;
+  timing::flush_kind flush = timing::flush_kind::clean;
+  bool hold = true;
+  bool confirm = true;
+  std::size_t hot_max_bytes = 0;
+};
+
+json describe_run(const device_info& dev, const std::string& command_line, const run_settings& rs,
+                  std::size_t flush_bytes, const timing::clock_guard& clocks) {
   int driver = 0, runtime = 0;
   CUDA_TRY(cudaDriverGetVersion(&driver));
   CUDA_TRY(cudaRuntimeGetVersion(&runtime));
@@ -142,110 +152,80 @@ json describe_run(const device_info& dev, const std::string& command_line) {
                  {"memory_clock_khz", dev.memory_clock_khz},
                  {"memory_bus_bits", dev.memory_bus_bits},
                  {"peak_gb_per_s", dev.peak_gb_per_s()}};
-  j["timing"] = {{"engine", "Google Benchmark " + std::string(build_info::benchmark_version) +
-                                ", manual time from CUDA events around the reduction only"},
+  if (const auto max = clocks.max_clocks()) j["device"]["max_clocks_mhz"] = {{"sm", max->sm_mhz}, {"memory", max->memory_mhz}};
+  j["timing"] = {{"engine", "ReduceLab timing engine (comparisons/timing): interleaved rounds, shuffled each round"},
+                 {"method_version", 2},
                  {"warmup_runs", timing_policy::warmup_runs},
-                 {"samples", timing_policy::cold_samples},
-                 {"l2_flush_bytes", dev.l2_bytes * timing_policy::l2_flush_factor},
+                 {"samples", rs.samples},
+                 {"hold", rs.hold},
+                 {"stream_ordered_clock", to_string(rs.hold ? timing::clock_method::events_held
+                                                             : timing::clock_method::events_idle_stream)},
+                 {"synchronous_clock", to_string(timing::clock_method::host_clock)},
+                 {"flush", to_string(rs.flush)},
+                 {"l2_flush_bytes", flush_bytes},
+                 {"hot_max_bytes", rs.hot_max_bytes},
                  {"statistic", "median"},
-                 {"spread", "p10/p90"}};
+                 {"spread", "p10/p90"},
+                 {"interval", "95 % paired bootstrap of the ratio of medians over the rounds, " +
+                                  std::to_string(timing_policy::bootstrap_resamples) + " resamples"},
+                 {"confirmation", rs.confirm}};
+  j["clock_guard"] = clocks.available() ? json("NVML, read after each group's last sample")
+                                        : json("unavailable: " + clocks.why_unavailable());
   j["rows"] = json::array();
+  j["confirmations"] = json::array();
   return j;
 }
 
-/// Speedups against the CUB and Thrust rows of the same (functor, type, n, mode): reduce for commutative
-/// functors, the inclusive-scan workaround for the others.
-void add_speedups(json& rows) {
-  std::map<std::string, double> median_of;
-  auto key = [](const json& r, const std::string& variant) {
-    return variant + "|" + r["functor"].get<std::string>() + "|" + r["type"].get<std::string>() + "|" +
+json interval_json(const timing::interval& i) { return json::array({i.lo, i.hi}); }
+
+/// Ratio reference/candidate with its paired interval; null when either side is missing.
+void add_ratio(json& row, const char* prefix, const std::vector<double>* reference, const std::vector<double>& mine,
+               std::uint64_t seed) {
+  if (!reference) {
+    row[std::string("speedup_vs_") + prefix] = nullptr;
+    return;
+  }
+  const double ratio = timing::median(*reference) / timing::median(mine);
+  const auto ci = timing::ratio_of_medians_interval(*reference, mine, timing_policy::confidence,
+                                                    timing_policy::bootstrap_resamples, seed);
+  row[std::string("speedup_vs_") + prefix] = ratio;
+  row[std::string("speedup_vs_") + prefix + "_ci"] = interval_json(ci);
+  row[std::string("verdict_vs_") + prefix] = to_string(timing::classify(ci));
+}
+
+/// The table printed at the end: one line per confirmation (the best custom variant re-measured with CUB).
+std::string summary_table(const json& results) {
+  std::map<std::string, const json*> thrust_of, cpu_of;
+  auto key = [](const json& r) {
+    return r["functor"].get<std::string>() + "/" + r["type"].get<std::string>() + "|" +
            std::to_string(r["n"].get<std::size_t>()) + "|" + r["mode"].get<std::string>();
   };
-  for (const auto& r : rows)
-    if (r["timed"].get<bool>()) median_of[key(r, r["variant"])] = r["median_us"].get<double>();
-  auto reference = [&](const json& r, const char* reduce_name, const char* scan_name) -> json {
-    for (const char* name : {reduce_name, scan_name}) {
-      auto it = median_of.find(key(r, name));
-      if (it != median_of.end()) return it->second;
-    }
-    return nullptr;
-  };
-  for (auto& r : rows) {
+  for (const auto& r : results["rows"]) {
     if (!r["timed"].get<bool>()) continue;
-    const double mine = r["median_us"].get<double>();
-    const json cub = reference(r, "cub::DeviceReduce::Reduce", "cub::DeviceScan::InclusiveScan(last)");
-    const json thrust = reference(r, "thrust::reduce", "thrust::inclusive_scan(last)");
-    r["speedup_vs_cub"] = cub.is_null() ? json(nullptr) : json(cub.get<double>() / mine);
-    r["speedup_vs_thrust"] = thrust.is_null() ? json(nullptr) : json(thrust.get<double>() / mine);
-  }
-}
-
-void write_csv(const json& results, const std::string& path) {
-  std::ofstream f(path);
-  if (!f) throw usage_error("cannot write " + path);
-  f << "variant,family,ladder_step,functor,type,value_bytes,n,mode,validation,abs_error,error_bound,samples,median_us,"
-       "p10_us,p90_us,min_us,mean_us,stddev_us,gb_per_s,pct_of_peak,speedup_vs_cub,speedup_vs_thrust\n";
-  auto num = [](const json& v) { return v.is_null() ? std::string() : v.dump(); };
-  for (const auto& r : results["rows"]) {
-    f << '"' << r["variant"].get<std::string>() << "\"," << r["family"].get<std::string>() << ','
-      << r["ladder_step"] << ',' << r["functor"].get<std::string>() << ',' << r["type"].get<std::string>() << ','
-      << r["value_bytes"] << ',' << r["n"] << ',' << r["mode"].get<std::string>() << ','
-      << r["validation"]["status"].get<std::string>() << ',' << num(r["validation"]["error"]) << ','
-      << num(r["validation"]["bound"]);
-    for (const char* k : {"samples", "median_us", "p10_us", "p90_us", "min_us", "mean_us", "stddev_us", "gb_per_s",
-                          "pct_of_peak", "speedup_vs_cub", "speedup_vs_thrust"})
-      f << ',' << (r.contains(k) ? num(r[k]) : std::string());
-    f << '\n';
-  }
-}
-
-/// The concise table printed at the end: per (functor, type) at its largest size, the best custom variant
-/// beside CUB and Thrust (cold when measured, else hot).
-std::string summary_table(const json& results) {
-  struct best {
-    const json* custom = nullptr;
-    const json* cub = nullptr;
-    const json* thrust = nullptr;
-    std::size_t n = 0;
-    std::string mode;
-  };
-  std::map<std::string, best> by_case;
-  std::vector<std::string> order;
-  for (const auto& r : results["rows"]) {
-    const std::string k = r["functor"].get<std::string>() + "/" + r["type"].get<std::string>();
-    if (!by_case.count(k)) order.push_back(k);
-    best& b = by_case[k];
-    const std::size_t n = r["n"].get<std::size_t>();
-    const std::string mode = r["mode"].get<std::string>();
-    if (n > b.n || (n == b.n && mode == "cold" && b.mode != "cold")) b = best{nullptr, nullptr, nullptr, n, mode};
-    if (n != b.n || mode != b.mode || !r["timed"].get<bool>()) continue;
     const std::string v = r["variant"].get<std::string>();
-    if (r["family"] == "custom") {
-      if (!b.custom || r["median_us"].get<double>() < (*b.custom)["median_us"].get<double>()) b.custom = &r;
-    } else if (v == "cub::DeviceReduce::Reduce" || v == "cub::DeviceScan::InclusiveScan(last)") {
-      b.cub = &r;
-    } else if (v == "thrust::reduce" || v == "thrust::inclusive_scan(last)") {
-      b.thrust = &r;
-    }
+    if (v == thrust_reduce || v == thrust_scan) thrust_of[key(r)] = &r;
+    if (r["family"] == "cpu") cpu_of[key(r)] = &r;
   }
   std::ostringstream s;
-  s << std::left << std::setw(26) << "functor/type" << std::setw(7) << "n" << std::setw(5) << "mode" << std::setw(26)
-    << "best custom variant" << std::right << std::setw(10) << "us" << std::setw(9) << "GB/s" << std::setw(10)
-    << "CUB us" << std::setw(10) << "Thrust us" << std::setw(9) << "vs CUB" << "\n";
+  s << std::left << std::setw(26) << "functor/type" << std::setw(6) << "n" << std::setw(5) << "mode" << std::setw(25)
+    << "best custom (confirmed)" << std::right << std::setw(10) << "us" << std::setw(10) << "CUB us" << std::setw(22)
+    << "x CUB [95% CI]" << std::setw(6) << "" << std::setw(10) << "Thrust us" << std::setw(10) << "CPU us" << "\n";
   s << std::fixed;
-  for (const auto& k : order) {
-    const best& b = by_case[k];
-    s << std::left << std::setw(26) << k << std::setw(7) << size_label(b.n) << std::setw(5) << b.mode;
-    if (!b.custom) {
-      s << "(no custom variant timed)\n";
-      continue;
-    }
-    const double t = (*b.custom)["median_us"].get<double>();
-    s << std::setw(26) << (*b.custom)["variant"].get<std::string>() << std::right << std::setprecision(1)
-      << std::setw(10) << t << std::setprecision(0) << std::setw(9) << (*b.custom)["gb_per_s"].get<double>()
-      << std::setprecision(1) << std::setw(10) << (b.cub ? (*b.cub)["median_us"].get<double>() : NAN)
-      << std::setw(10) << (b.thrust ? (*b.thrust)["median_us"].get<double>() : NAN) << std::setprecision(2)
-      << std::setw(8) << (b.cub ? (*b.cub)["median_us"].get<double>() / t : NAN) << "x\n";
+  for (const auto& c : results["confirmations"]) {
+    const std::string k = c["functor"].get<std::string>() + "/" + c["type"].get<std::string>() + "|" +
+                          std::to_string(c["n"].get<std::size_t>()) + "|" + c["mode"].get<std::string>();
+    std::ostringstream ci;
+    ci << std::fixed << std::setprecision(2) << c["ratio"].get<double>() << " [" << c["ratio_ci"][0].get<double>()
+       << ", " << c["ratio_ci"][1].get<double>() << "]";
+    s << std::left << std::setw(26) << (c["functor"].get<std::string>() + "/" + c["type"].get<std::string>())
+      << std::setw(6) << size_label(c["n"].get<std::size_t>()) << std::setw(5) << c["mode"].get<std::string>()
+      << std::setw(25) << c["variant"].get<std::string>() << std::right << std::setprecision(2) << std::setw(10)
+      << c["custom_median_us"].get<double>() << std::setw(10) << c["reference_median_us"].get<double>()
+      << std::setw(22) << ci.str() << std::setw(6) << c["verdict"].get<std::string>();
+    const auto t = thrust_of.find(k);
+    const auto p = cpu_of.find(k);
+    s << std::setprecision(1) << std::setw(10) << (t == thrust_of.end() ? NAN : (*t->second)["median_us"].get<double>())
+      << std::setw(10) << (p == cpu_of.end() ? NAN : (*p->second)["median_us"].get<double>()) << "\n";
   }
   return s.str();
 }
@@ -256,37 +236,63 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
   auto cases = select_cases(reg, o);
   validate_backends(reg, o);
   require_gpu("compare");
-  if (o.ops.empty() && o.types.empty()) {
+  if (o.types.empty()) {
+    // Named functors run over their sweep types; with no names, the quick sweep or (--full) the full one.
     cases.erase(std::remove_if(cases.begin(), cases.end(),
-                               [](const selected_case& c) { return !in_default_sweep(*c.functor, *c.value); }),
+                               [&](const selected_case& c) {
+                                 if (!o.ops.empty()) return !is_sweep_type(*c.functor, *c.value);
+                                 if (o.full) return !in_full_sweep(*c.functor) || !is_sweep_type(*c.functor, *c.value);
+                                 return !in_quick_sweep(*c.functor, *c.value);
+                               }),
                 cases.end());
+    if (cases.empty()) throw usage_error("compare: no (functor, type) pair left; name the types with --types");
   }
-  std::vector<std::size_t> sizes = o.sizes;
-  if (sizes.empty())
-    for (int k = 10; k <= 28; k += 2) sizes.push_back(std::size_t{1} << k);
+  const std::vector<std::size_t> sizes = o.sizes.empty() ? default_sizes(o.full) : o.sizes;
   for (std::size_t n : sizes)
     if (n == 0) throw usage_error("--sizes: compare times non-empty inputs; size 0 is covered by `check`");
-  std::vector<std::string> modes;
-  if (o.mode == "cold" || o.mode == "both") modes.push_back("cold");
-  if (o.mode == "hot" || o.mode == "both") modes.push_back("hot");
+  if (o.samples != 0 && o.samples < static_cast<std::size_t>(timing_policy::min_samples))
+    throw usage_error("--samples: at least " + std::to_string(timing_policy::min_samples) + " (got " +
+                      std::to_string(o.samples) + ")");
+  std::vector<timing::cache_state> modes;
+  if (o.mode == "cold" || o.mode == "both") modes.push_back(timing::cache_state::cold);
+  if (o.mode == "hot" || o.mode == "both") modes.push_back(timing::cache_state::hot);
   const std::string out_dir = o.out_dir.empty() ? "results/latest" : o.out_dir;
   std::filesystem::create_directories(out_dir);
 
   const device_info& dev = current_device();
-  json results = describe_run(dev, command_line);
+  run_settings rs;
+  rs.samples = o.samples ? static_cast<int>(o.samples) : timing_policy::samples;
+  rs.flush = timing::parse_flush_kind(o.flush);
+  rs.hold = o.hold;
+  rs.confirm = o.confirm;
+  rs.hot_max_bytes = static_cast<std::size_t>(static_cast<double>(dev.l2_bytes) * timing_policy::hot_l2_fraction);
+
+  stream_owner stream;
+  timing::engine engine(stream.get(), static_cast<std::size_t>(dev.l2_bytes));
+  const timing::clock_guard clocks(dev.ordinal);
+  json results = describe_run(dev, command_line, rs, engine.flush_bytes(), clocks);
   out << "reducelab compare on " << dev.name << " (" << dev.sm_count << " SMs, L2 " << dev.l2_bytes / (1 << 20)
       << " MiB, peak " << std::fixed << std::setprecision(0) << dev.peak_gb_per_s() << " GB/s), commit "
       << results["commit"].get<std::string>() << "\n";
-  out << cases.size() << " (functor, type) pairs x " << sizes.size() << " sizes x " << modes.size()
-      << " mode(s); results to " << out_dir << "\n" << std::flush;
+  out << cases.size() << " (functor, type) pairs x " << sizes.size() << " sizes x " << modes.size() << " mode(s), "
+      << rs.samples << " interleaved samples, flush " << to_string(rs.flush) << (rs.hold ? "" : ", stream NOT held")
+      << "; results to " << out_dir << "\n";
+  if (!clocks.available()) out << "clock guard: " << clocks.why_unavailable() << "\n";
+  out << std::flush;
 
-  stream_owner stream;
-  device_buffer flush(static_cast<std::size_t>(dev.l2_bytes) * timing_policy::l2_flush_factor);
-  cudaEvent_t start{}, stop{};
-  CUDA_TRY(cudaEventCreate(&start));
-  CUDA_TRY(cudaEventCreate(&stop));
-  int flush_byte = 0;
+  // Progress: the time left is estimated from the time spent so far per byte of input (plus a fixed cost per
+  // group for validation and small launches), since a 2^28 group takes far longer than a 2^10 one.
+  constexpr double group_overhead_bytes = 64.0 * 1024 * 1024;
+  double total_weight = 0, done_weight = 0;
+  for (const auto& c : cases)
+    for (std::size_t n : sizes) total_weight += static_cast<double>(n * c.value->value_bytes()) + group_overhead_bytes;
+  const auto started = std::chrono::steady_clock::now();
 
+  struct group_clock {
+    std::size_t first_row, end_row;
+    timing::clock_reading lowest;
+  };
+  std::vector<group_clock> group_clocks;
   const std::size_t groups = cases.size() * sizes.size();
   std::size_t group = 0, failed_rows = 0;
   for (const auto& c : cases) {
@@ -296,42 +302,46 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
       out << "[" << group << "/" << groups << "] " << what << ": validating" << std::flush;
       const auto prepared = c.value->prepare_for_timing(n, o.seed + n, o.variants, stream.get());
       std::size_t timed = 0, refused = 0;
-      for (const std::string& mode : modes) {
-        const bool cold = mode == "cold";
-        collecting_reporter reporter;
-        std::vector<const timing_target*> runnable;
+      for (const timing::cache_state mode : modes) {
+        const std::string mode_name = to_string(mode);
+        if (mode == timing::cache_state::hot && prepared->bytes_read > rs.hot_max_bytes) {
+          results["hot_not_measured"].push_back({{"functor", c.functor->name},
+                                                 {"type", c.value->type_name()},
+                                                 {"n", n},
+                                                 {"bytes", prepared->bytes_read}});
+          out << ", hot skipped (input larger than " << rs.hot_max_bytes / (1 << 20) << " MiB)";
+          continue;
+        }
+        std::vector<timing::timed_work> works;
+        std::vector<const timing_target*> measured;
         for (const auto& t : prepared->targets) {
           if (!t.enqueue) continue;
-          runnable.push_back(&t);
-          for (int w = 0; w < timing_policy::warmup_runs; ++w) t.enqueue(stream.get());
-          CUDA_TRY(cudaStreamSynchronize(stream.get()));
-          benchmark::RegisterBenchmark(t.backend.name.c_str(),
-                                       [&, target = &t](benchmark::State& state) {
-                                         for (auto _ : state) {
-                                           if (cold) {
-                                             CUDA_TRY(cudaMemsetAsync(flush.data(), ++flush_byte & 0xff,
-                                                                      flush.size(), stream.get()));
-                                           }
-                                           CUDA_TRY(cudaEventRecord(start, stream.get()));
-                                           target->enqueue(stream.get());
-                                           CUDA_TRY(cudaEventRecord(stop, stream.get()));
-                                           CUDA_TRY(cudaEventSynchronize(stop));
-                                           float ms = 0;
-                                           CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
-                                           state.SetIterationTime(ms * 1e-3);
-                                         }
-                                       })
-              ->UseManualTime()
-              ->Unit(benchmark::kMicrosecond)
-              ->Iterations(1)
-              ->Repetitions(cold ? timing_policy::cold_samples : timing_policy::hot_samples)
-              ->ReportAggregatesOnly(true)
-              ->ComputeStatistics("p10", stat_p10)
-              ->ComputeStatistics("p90", stat_p90)
-              ->ComputeStatistics("min", stat_min);
+          works.push_back({t.backend.name, t.backend.host_synchronous, t.enqueue});
+          measured.push_back(&t);
         }
-        benchmark::RunSpecifiedBenchmarks(&reporter);
-        benchmark::ClearRegisteredBenchmarks();
+        timing::measurement_plan plan;
+        plan.cache = mode;
+        plan.flush = rs.flush;
+        plan.hold = rs.hold;
+        plan.warmup_runs = timing_policy::warmup_runs;
+        plan.rounds = rs.samples;
+        plan.seed = o.seed ^ (group * 0x9E3779B97F4A7C15ull) ^ (mode == timing::cache_state::hot ? 1u : 0u);
+        const auto samples = engine.measure(works, plan);
+        const auto reading = clocks.read();
+
+        std::map<std::string, const std::vector<double>*> samples_of;
+        for (std::size_t i = 0; i < measured.size(); ++i) samples_of[measured[i]->backend.name] = &samples[i].us;
+        auto reference_samples = [&](const char* reduce_name, const char* scan_name) -> const std::vector<double>* {
+          for (const char* name : {reduce_name, scan_name})
+            if (const auto it = samples_of.find(name); it != samples_of.end()) return it->second;
+          return nullptr;
+        };
+        const auto* cub = reference_samples(cub_reduce, cub_scan);
+        const auto* thrust = reference_samples(thrust_reduce, thrust_scan);
+
+        const std::size_t first_row = results["rows"].size();
+        const timing_target* best = nullptr;
+        double best_median = 0;
         for (const auto& t : prepared->targets) {
           json row = {{"variant", t.backend.name},
                       {"family", to_string(t.backend.family)},
@@ -341,7 +351,8 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
                       {"value_bytes", c.value->value_bytes()},
                       {"n", n},
                       {"bytes_read", prepared->bytes_read},
-                      {"mode", mode}};
+                      {"mode", mode_name}};
+          if (t.threads) row["threads"] = t.threads;
           row["validation"] = {{"status", to_string(t.validation.status)},
                                {"bounded", t.validation.result.bounded},
                                {"error", t.validation.result.error},
@@ -349,49 +360,105 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
                                {"bound_note", t.validation.result.note},
                                {"message", t.validation.message}};
           row["timed"] = false;
+          const auto m = std::find(measured.begin(), measured.end(), &t);
           if (t.validation.status == check_status::refused) {
             ++refused;
-          } else if (t.validation.status != check_status::pass) {
+          } else if (t.validation.status != check_status::pass || m == measured.end()) {
             ++failed_rows;
           } else {
-            const auto& s = reporter.results[t.backend.name];
-            if (!s.error.empty() || !s.us.count("median")) {
-              row["validation"]["status"] = "ERROR";
-              row["validation"]["message"] = "timing failed: " + s.error;
-              ++failed_rows;
-            } else {
-              const double median = s.us.at("median");
-              row["timed"] = true;
-              row["samples"] = s.samples;
-              row["median_us"] = median;
-              row["p10_us"] = s.us.at("p10");
-              row["p90_us"] = s.us.at("p90");
-              row["min_us"] = s.us.at("min");
-              row["mean_us"] = s.us.at("mean");
-              row["stddev_us"] = s.us.at("stddev");
-              row["gb_per_s"] = static_cast<double>(prepared->bytes_read) / (median * 1e-6) / 1e9;
-              row["pct_of_peak"] = row["gb_per_s"].get<double>() / dev.peak_gb_per_s() * 100.0;
-              ++timed;
+            const auto& s = samples[static_cast<std::size_t>(m - measured.begin())];
+            const auto sum = timing::summarize(s.us);
+            row["timed"] = true;
+            row["clock"] = to_string(s.clock);
+            row["samples"] = sum.count;
+            row["discarded_samples"] = s.discarded;
+            row["median_us"] = sum.median;
+            row["p10_us"] = sum.p10;
+            row["p90_us"] = sum.p90;
+            row["min_us"] = sum.min;
+            row["mean_us"] = sum.mean;
+            row["stddev_us"] = sum.stddev;
+            row["samples_us"] = s.us;
+            row["gb_per_s"] = static_cast<double>(prepared->bytes_read) / (sum.median * 1e-6) / 1e9;
+            row["pct_of_peak"] = row["gb_per_s"].get<double>() / dev.peak_gb_per_s() * 100.0;
+            add_ratio(row, "cub", cub, s.us, plan.seed + 1);
+            add_ratio(row, "thrust", thrust, s.us, plan.seed + 2);
+            if (t.backend.family == backend_family::custom && (!best || sum.median < best_median)) {
+              best = &t;
+              best_median = sum.median;
             }
+            ++timed;
           }
           results["rows"].push_back(row);
         }
-        (void)runnable;
+        if (reading) group_clocks.push_back({first_row, results["rows"].size(), *reading});
+
+        // The best of ~20 noisy medians flatters the custom side: measure the winner again, paired with CUB.
+        const timing_target* cub_target = nullptr;
+        for (const auto* t : measured)
+          if (t->backend.name == cub_reduce || t->backend.name == cub_scan) cub_target = t;
+        if (rs.confirm && best && cub_target) {
+          plan.seed ^= 0xC0FFEEull;
+          const auto again = engine.measure({{best->backend.name, best->backend.host_synchronous, best->enqueue},
+                                             {cub_target->backend.name, cub_target->backend.host_synchronous,
+                                              cub_target->enqueue}},
+                                            plan);
+          const auto ci = timing::ratio_of_medians_interval(again[1].us, again[0].us, timing_policy::confidence,
+                                                            timing_policy::bootstrap_resamples, plan.seed);
+          const double custom_median = timing::median(again[0].us), cub_median = timing::median(again[1].us);
+          results["confirmations"].push_back({{"functor", c.functor->name},
+                                              {"type", c.value->type_name()},
+                                              {"n", n},
+                                              {"mode", mode_name},
+                                              {"variant", best->backend.name},
+                                              {"reference", cub_target->backend.name},
+                                              {"samples", again[0].us.size()},
+                                              {"custom_median_us", custom_median},
+                                              {"reference_median_us", cub_median},
+                                              {"ratio", cub_median / custom_median},
+                                              {"ratio_ci", interval_json(ci)},
+                                              {"verdict", to_string(timing::classify(ci))},
+                                              {"custom_samples_us", again[0].us},
+                                              {"reference_samples_us", again[1].us}});
+        }
       }
-      out << ", timed " << timed << " rows, " << refused << " refused\n" << std::flush;
+      done_weight += static_cast<double>(n * c.value->value_bytes()) + group_overhead_bytes;
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      out << ", timed " << timed << " rows, " << refused << " refused; " << duration_label(elapsed) << " elapsed, ~"
+          << duration_label(elapsed * (total_weight - done_weight) / done_weight) << " left\n"
+          << std::flush;
     }
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  add_speedups(results["rows"]);
+
+  // Clock guard: flag every row of a group whose clocks were below the run's norm.
+  std::vector<timing::clock_reading> lowest;
+  for (const auto& g : group_clocks) lowest.push_back(g.lowest);
+  const auto low = timing::flag_low_clocks(lowest);
+  std::size_t flagged_groups = 0;
+  for (std::size_t i = 0; i < group_clocks.size(); ++i) {
+    flagged_groups += low[i];
+    for (std::size_t r = group_clocks[i].first_row; r < group_clocks[i].end_row; ++r) {
+      json& row = results["rows"][r];
+      row["clocks_mhz"] = {{"sm", group_clocks[i].lowest.sm_mhz}, {"memory", group_clocks[i].lowest.memory_mhz}};
+      row["clock_low"] = static_cast<bool>(low[i]);
+    }
+  }
+
+  // NaN semantics: what each backend returns for max/min over inputs with NaNs (not for a --variants subset,
+  // which would leave the table partial, nor under a profiler).
+  if (o.variants.empty() && o.hold) results["nan_semantics"] = probe_nan_semantics(reg, o.seed);
 
   const std::string json_path = out_dir + "/results.json";
   std::ofstream(json_path) << results.dump(1) << "\n";
-  write_csv(results, out_dir + "/results.csv");
+  report::write_csv(results, out_dir + "/results.csv");
   report::write_report(results, out_dir);
   out << "\n" << summary_table(results);
-  out << "wrote " << json_path << ", " << out_dir << "/results.csv, " << out_dir << "/report.md and "
-      << out_dir << "/plots/\n";
+  out << "x CUB = CUB median / custom median in the confirmation round (above 1: custom faster); win/loss only when "
+         "the 95 % interval excludes 1, else tie\n";
+  if (!group_clocks.empty())
+    out << "clock guard: " << flagged_groups << " of " << group_clocks.size() << " groups ran below the run's norm\n";
+  out << "wrote " << json_path << ", " << out_dir << "/results.csv, " << out_dir << "/report.md and " << out_dir
+      << "/plots/\n";
   if (failed_rows) out << failed_rows << " rows FAILED validation or timing (listed in the report)\n";
   return failed_rows == 0 ? 0 : 1;
 }

@@ -1,11 +1,13 @@
-// `reducelab diff A.json B.json`: every measurement both runs timed, labelled against the noise, plus what
-// only one run has. Only timed rows are compared: a row that failed in one run is "only in" the other, with
-// the failure named, so a regression into failure is not hidden among the SAME rows.
+// `reducelab diff A.json B.json`: every measurement both runs timed, labelled by a significance test on the raw
+// samples (or, for files without them, against the noise threshold), plus what only one run has. Only timed
+// rows are compared: a row that failed in one run is "only in" the other, with the failure named, so a
+// regression into failure is not hidden among the SAME rows.
 #include "comparisons/diff.hpp"
 
 #include "comparisons/commands_report.hpp"
 #include "comparisons/report.hpp"
 #include "comparisons/results_view.hpp"
+#include "comparisons/timing/statistics.hpp"
 #include "reducelab/core/error.hpp"
 
 #include <algorithm>
@@ -41,6 +43,30 @@ std::string untimed_note(const json* row, const char* side) {
   if (!message.empty()) note += ": " + message;
   return note;
 }
+
+/// Labels `d` (timed in both runs, medians filled in) from the raw samples when both rows have enough of them,
+/// else by the spread rule with a note saying so.
+void label_row(diff_row& d, const json& ra, const json& rb) {
+  d.ratio = d.b_median_us / d.a_median_us;
+  const bool faster = d.ratio < 1.0;
+  const std::vector<double> sa = samples_of(ra), sb = samples_of(rb);
+  if (sa.size() >= min_samples_for_test && sb.size() >= min_samples_for_test) {
+    // Unpaired on purpose: the two files are two separate runs, so sample i of A and sample i of B share nothing.
+    d.threshold = min_practical_difference;
+    d.p_value = timing::mann_whitney_u(sa, sb).p_value;
+    const bool changed = d.p_value < significance_level && std::abs(d.ratio - 1.0) > min_practical_difference;
+    d.label = !changed ? diff_label::same : faster ? diff_label::faster : diff_label::slower;
+    return;
+  }
+  d.note = sa.empty() || sb.empty() ? "no samples: spread rule"
+                                    : "fewer than " + std::to_string(min_samples_for_test) + " samples: spread rule";
+  d.threshold = std::max({min_noise_threshold, relative_spread(ra).value_or(0.0), relative_spread(rb).value_or(0.0)});
+  const bool changed = std::abs(d.ratio - 1.0) > d.threshold;
+  d.label = !changed ? diff_label::same : faster ? diff_label::faster : diff_label::slower;
+}
+
+/// The p-value as printed: three decimals, or "< 0.001" rather than a row of zeros.
+std::string format_p(double p) { return p < 0.001 ? std::string("< 0.001") : format("%.3f", p); }
 
 diff_row make_row(const json& row) {
   diff_row d;
@@ -107,10 +133,7 @@ std::vector<diff_row> diff_runs(const json& a, const json& b) {
       continue;
     }
     d.b_median_us = *number_at(*rb, "median_us");
-    d.ratio = d.b_median_us / d.a_median_us;
-    d.threshold = std::max({min_noise_threshold, relative_spread(ra).value_or(0.0), relative_spread(*rb).value_or(0.0)});
-    if (std::abs(d.ratio - 1.0) <= d.threshold) d.label = diff_label::same;
-    else d.label = d.ratio < 1.0 ? diff_label::faster : diff_label::slower;
+    label_row(d, ra, *rb);
     out.push_back(d);
   }
   for (const auto& rb : b.at("rows")) {
@@ -140,12 +163,25 @@ std::string render_diff(const json& a, const json& b, const std::vector<diff_row
   if (timing_settings(a) != timing_settings(b))
     s << "WARNING: the timing settings differ (warm-up, samples, L2 flush or statistic); read small changes "
          "with care.\n";
-  s << "ratio = B / A of the median; SAME within the threshold = max(" << min_noise_threshold * percent
-    << " %, (p90 - p10) / median of A, of B).\n\n";
+  // Describe only the rule(s) the rows were actually labelled by: a file without samples reads as it always did.
+  const bool any_test = std::any_of(rows.begin(), rows.end(), [](const diff_row& d) { return used_test(d); });
+  const bool any_spread = std::any_of(rows.begin(), rows.end(), [](const diff_row& d) {
+    return !used_test(d) && d.label != diff_label::only_in_a && d.label != diff_label::only_in_b;
+  });
+  s << "ratio = B / A of the median; ";
+  if (any_test)
+    s << (any_spread ? "rows with samples: " : "") << "FASTER or SLOWER when a two-sided Mann-Whitney U test on "
+      << "the samples gives p < " << significance_level << " and the medians differ by more than "
+      << min_practical_difference * percent << " %, SAME otherwise" << (any_spread ? ";\n" : ".\n");
+  if (any_spread || !any_test)
+    s << (any_test ? "rows noted \"spread rule\" (no samples, or too few): " : "")
+      << "SAME within the threshold = max(" << min_noise_threshold * percent
+      << " %, (p90 - p10) / median of A, of B).\n";
+  s << "\n";
 
-  const std::vector<std::string> head = {"variant", "functor", "type", "n", "mode", "A µs",
-                                         "B µs",    "ratio",   "threshold", "label"};
-  const std::vector<bool> right = {false, false, false, false, false, true, true, true, true, false};
+  const std::vector<std::string> head = {"variant", "functor", "type", "n",         "mode", "A µs",
+                                         "B µs",    "ratio",   "p",    "threshold", "label"};
+  const std::vector<bool> right = {false, false, false, false, false, true, true, true, true, true, false};
   std::vector<std::vector<std::string>> body;
   for (const auto& d : rows) {
     const bool both = d.label != diff_label::only_in_a && d.label != diff_label::only_in_b;
@@ -154,8 +190,8 @@ std::string render_diff(const json& a, const json& b, const std::vector<diff_row
     body.push_back({d.variant, d.functor, d.type, size_label(d.n), d.mode,
                     d.label == diff_label::only_in_b ? "-" : format_us(d.a_median_us),
                     d.label == diff_label::only_in_a ? "-" : format_us(d.b_median_us),
-                    both ? format("%.3f", d.ratio) : "-", both ? format("%.1f %%", d.threshold * percent) : "-",
-                    label});
+                    both ? format("%.3f", d.ratio) : "-", used_test(d) ? format_p(d.p_value) : "-",
+                    both ? format("%.1f %%", d.threshold * percent) : "-", label});
   }
   std::vector<std::size_t> width(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) {

@@ -4,6 +4,7 @@
 #include "comparisons/report.hpp"
 
 #include "comparisons/commands_report.hpp"
+#include "comparisons/report_nan.hpp"
 #include "comparisons/results_view.hpp"
 #include "reducelab/core/error.hpp"
 
@@ -24,10 +25,6 @@ using json = nlohmann::json;
 using namespace detail;
 
 // --- What the report looks at ------------------------------------------------------------------------------
-
-// Summary sizes: 4 MiB, 64 MiB and 1 GiB of int32, the landmarks of the usual 2^16..2^28 sweep (below L2,
-// around L2, far above it). The largest measured size is added when it is not one of them.
-constexpr std::uint64_t summary_sizes[] = {std::uint64_t{1} << 20, std::uint64_t{1} << 24, std::uint64_t{1} << 28};
 
 // The ladder is shown where Harris measured (2^22 ints) and at the top of the sweep.
 constexpr std::uint64_t harris_n = std::uint64_t{1} << 22;
@@ -209,18 +206,6 @@ std::optional<double> pct_of_peak_of(const json& row, std::optional<double> peak
 
 const std::string dash = "—";
 
-std::string cell(const std::string& text) {
-  std::string s;
-  for (char c : text) {
-    if (c == '|') s += "\\|";
-    else if (c == '\n') s += ' ';
-    else s += c;
-  }
-  return s;
-}
-
-std::string code(const std::string& text) { return "`" + cell(text) + "`"; }
-
 std::string opt(std::optional<double> v, std::string (*fmt)(double)) { return v ? fmt(*v) : dash; }
 std::string fmt_speedup(double x) { return format("%.2f×", x); }
 std::string fmt_pct(double x) { return format("%.1f %%", x); }
@@ -295,12 +280,26 @@ std::string render_header(const results_index& idx) {
   for (std::size_t i = 0; i < versions.size(); ++i) versions_text += (i ? ", " : "") + versions[i];
 
   std::string timing_text = string_at(timing, "engine", "unknown timing engine");
+  const bool new_method = number_at(timing, "method_version").value_or(1) >= 2;
   if (const auto w = number_at(timing, "warmup_runs")) timing_text += format("; %.0f warm-up runs", *w);
   if (const auto n = number_at(timing, "samples")) timing_text += format(", %.0f samples per row", *n);
-  timing_text += "; **cold**: L2 flushed before each sample";
-  if (const auto f = number_at(timing, "l2_flush_bytes")) timing_text += " (" + fmt_bytes(*f) + " written)";
-  timing_text += "; **hot**: back-to-back with the data resident in L2";
+  if (new_method) {
+    timing_text += ", interleaved: round *i* takes sample *i* of every backend, in a new random order each round";
+    timing_text += "; **cold**: L2 flushed before each sample, flush `" + string_at(timing, "flush", "?") + "`";
+    if (const auto f = number_at(timing, "l2_flush_bytes")) timing_text += " over " + fmt_bytes(*f);
+    timing_text += "; **hot**: one untimed run first, data resident in L2";
+    if (const auto h = number_at(timing, "hot_max_bytes")) timing_text += ", measured only up to " + fmt_bytes(*h);
+    timing_text += "; stream-ordered backends: " + string_at(timing, "stream_ordered_clock", "?") +
+                   "; synchronous ones (Thrust, `cpu_finish`, the CPU baseline): " +
+                   string_at(timing, "synchronous_clock", "?");
+    timing_text += "; intervals: " + string_at(timing, "interval", "?");
+  } else {
+    timing_text += "; **cold**: L2 flushed before each sample";
+    if (const auto f = number_at(timing, "l2_flush_bytes")) timing_text += " (" + fmt_bytes(*f) + " written)";
+    timing_text += "; **hot**: back-to-back with the data resident in L2";
+  }
   timing_text += "; statistic: " + string_at(timing, "statistic", "?") + ", spread " + string_at(timing, "spread", "?");
+  if (const auto g = r.find("clock_guard"); g != r.end() && g->is_string()) timing_text += "; clock guard: " + g->get<std::string>();
 
   s << md_table({"", ""}, "ll",
                 {{"Device", cell(dev)},
@@ -309,70 +308,137 @@ std::string render_header(const results_index& idx) {
                  {"Created (UTC)", cell(string_at(r, "created_utc", "?"))},
                  {"Versions", cell(versions_text.empty() ? dash : versions_text)},
                  {"Timing", cell(timing_text)}});
-  s << "\nGB/s is bytes read / median time; % of peak is against the device peak above.\n\n"
-    << "> **Thrust's time includes what `thrust::reduce` does on every call**: it allocates temporary storage, "
-       "synchronizes, and copies the result back to the host. CUB and the custom variants leave the result in "
-       "device memory, so at small sizes the Thrust column measures that overhead as much as the reduction.\n\n";
+  s << "\nGB/s is bytes read / median time; % of peak is against the device peak above.\n\n";
+  if (new_method)
+    s << "**Method.** Each stream-ordered sample is bracketed by CUDA events on a stream that a spinning kernel "
+         "holds until the events and the reduction are enqueued, so the host's launch latency is not measured; a "
+         "sample whose hold timed out is discarded and retaken (`discarded_samples`). A cold sample starts after "
+         "a memset over twice the L2 followed by a read pass, so L2 holds no dirty lines the reduction would have "
+         "to write back (`--flush memset` keeps NVBench's memset-only convention). Samples are interleaved across "
+         "backends, so the rounds pair them; each ratio's 95 % interval is a bootstrap over those pairs, and a "
+         "ratio counts as a win or a loss only when its interval excludes 1. The best custom variant of each row "
+         "is measured again in a confirmation round paired with CUB, and the summary shows that round.\n\n";
+  s << "> **`thrust::reduce` cannot be held**: it allocates temporary storage, synchronizes and copies the result "
+       "back to the host inside the call, so Thrust rows are timed with the host clock around the call, and that "
+       "time includes the launch and the copy. CUB and the custom variants leave the result in device memory, so "
+       "at small sizes the Thrust column measures that overhead as much as the reduction. The CPU baseline "
+       "(`cpu::parallel_reduce`, OpenMP over all host threads, data already in host memory) is timed the same way; "
+       "the GPU's L2 flush does nothing to the CPU's caches.\n\n";
+  if (const auto hot = r.find("hot_not_measured"); hot != r.end() && hot->is_array() && !hot->empty())
+    s << "Hot mode was not measured for " << hot->size() << " (functor, type, n) group(s) whose input does not fit "
+      << "in the L2 limit above: at those sizes every sample is a DRAM read, so a hot figure would be a cold one.\n\n";
   return s.str();
 }
 
-std::vector<std::uint64_t> summary_sizes_for(const std::vector<std::uint64_t>& measured) {
-  std::vector<std::uint64_t> picked;
-  for (const auto n : summary_sizes)
-    if (std::find(measured.begin(), measured.end(), n) != measured.end()) picked.push_back(n);
-  if (!measured.empty() && (picked.empty() || picked.back() < measured.back())) picked.push_back(measured.back());
-  return picked;
+/// The confirmation round of (functor, type, n, mode), when the run made one.
+const json* confirmation_of(const json& results, const case_id& c, std::uint64_t n, const std::string& mode) {
+  const auto it = results.find("confirmations");
+  if (it == results.end() || !it->is_array()) return nullptr;
+  for (const auto& k : *it)
+    if (string_at(k, "functor") == c.first && string_at(k, "type") == c.second && size_of(k) == n &&
+        string_at(k, "mode") == mode)
+      return &k;
+  return nullptr;
+}
+
+/// "1.23× [1.20, 1.26] win" from a ratio, its interval and verdict; the ratio alone for older results files.
+std::string ratio_with_interval(const json& holder, const char* ratio_key, const char* ci_key, const char* verdict_key) {
+  const auto ratio = number_at(holder, ratio_key);
+  if (!ratio) return dash;
+  std::string text = fmt_speedup(*ratio);
+  const auto ci = holder.find(ci_key);
+  if (ci != holder.end() && ci->is_array() && ci->size() == 2)
+    text += format(" [%.2f, %.2f]", (*ci)[0].get<double>(), (*ci)[1].get<double>());
+  if (const auto v = string_at(holder, verdict_key); !v.empty()) text += " " + (v == "tie" ? v : "**" + v + "**");
+  return text;
 }
 
 std::string render_summary(const results_index& idx) {
   const auto peak = idx.peak_gb_per_s();
-  bool any_bounded = false;
+  bool any_bounded = false, any_cpu = false, any_low_clock = false;
   for (const auto& c : idx.cases()) any_bounded = any_bounded || idx.bounded(c);
+  for (const auto& row : idx.results().at("rows")) {
+    any_cpu = any_cpu || (string_at(row, "family") == "cpu" && is_timed(row));
+    any_low_clock = any_low_clock || row.value("clock_low", false);
+  }
 
   std::vector<std::string> head = {"Functor", "Type", "n", "Mode", "Best custom", "µs", "GB/s", "% peak",
-                                   "CUB µs", "CUB GB/s", "Thrust µs", "Thrust GB/s", "× CUB", "× Thrust"};
-  std::string align = "llllllrrrrrrrrr";
-  align.erase(2, 1);  // n is left-aligned text like 2^20; the numbers that follow are right-aligned
+                                   "CUB µs", "× CUB [95 % CI]", "Thrust µs", "× Thrust [95 % CI]"};
+  std::string align = "llllllrrrrrr";
+  if (any_cpu) {
+    head.push_back("CPU µs");
+    align += "r";
+  }
   if (any_bounded) {
     head.push_back("max \\|error\\| / bound");
     align += "r";
   }
   std::vector<std::vector<std::string>> body;
+  std::size_t wins = 0, losses = 0, ties = 0;
   for (const auto& c : idx.cases()) {
-    for (const auto n : summary_sizes_for(idx.timed_sizes(c))) {
-      const std::string mode = idx.timed_rows(c, n, cold_mode).empty() ? hot_mode : cold_mode;
-      const auto rows = idx.timed_rows(c, n, mode);
-      if (rows.empty()) continue;
-      const json* best = nullptr;
-      for (const json* row : rows)
-        if (is_custom(*row) && (!best || median_of(*row) < median_of(*best))) best = row;
-      const json* cub = idx.timed(idx.cub_reference(c), c, n, mode);
-      const json* thrust = idx.timed(idx.thrust_reference(c), c, n, mode);
-      auto us = [](const json* row) { return row ? format_us(median_of(*row)) : dash; };
-      auto gbps = [](const json* row) { return row ? opt(gb_per_s_of(*row), format_gbps) : dash; };
-      std::vector<std::string> line = {code(c.first), code(c.second), size_label(n), mode,
-                                       best ? code(variant_of(*best)) : "(none timed)", us(best), gbps(best),
-                                       best ? opt(pct_of_peak_of(*best, peak), fmt_pct) : dash,
-                                       us(cub), gbps(cub), us(thrust), gbps(thrust),
-                                       opt(ratio(cub, best), fmt_speedup), opt(ratio(thrust, best), fmt_speedup)};
-      if (any_bounded) {
-        std::string err = idx.bounded(c) ? dash : "exact";
-        if (best && idx.bounded(c)) {
-          const json& v = best->at("validation");
-          const auto e = number_at(v, "error"), b = number_at(v, "bound");
-          if (e && b) err = fmt_exp(*e) + " / " + fmt_exp(*b);
+    for (const auto n : idx.timed_sizes(c)) {
+      for (const auto& mode : idx.modes()) {
+        const auto rows = idx.timed_rows(c, n, mode);
+        if (rows.empty()) continue;
+        const json* best = nullptr;
+        for (const json* row : rows)
+          if (is_custom(*row) && (!best || median_of(*row) < median_of(*best))) best = row;
+        const json* conf = confirmation_of(idx.results(), c, n, mode);
+        if (conf) best = idx.timed(string_at(*conf, "variant"), c, n, mode);
+        const json* cub = idx.timed(idx.cub_reference(c), c, n, mode);
+        const json* thrust = idx.timed(idx.thrust_reference(c), c, n, mode);
+        const json* cpu = nullptr;
+        for (const json* row : rows)
+          if (string_at(*row, "family") == "cpu") cpu = row;
+        auto us = [](const json* row) { return row ? format_us(median_of(*row)) : dash; };
+        // With a confirmation round, the custom and CUB figures (and the ratio) are that round's.
+        const double best_us = conf ? *number_at(*conf, "custom_median_us") : best ? median_of(*best) : 0.0;
+        std::string name = best ? code(variant_of(*best)) : "(none timed)";
+        if (best && best->value("clock_low", false)) name += " ⚠ low clocks";
+        std::vector<std::string> line = {
+            code(c.first), code(c.second), size_label(n), mode, name, best ? format_us(best_us) : dash,
+            best ? format_gbps(static_cast<double>(best->value("bytes_read", 0.0)) / best_us * bytes_per_us_to_gb_per_s)
+                 : dash,
+            best && peak ? fmt_pct(static_cast<double>(best->value("bytes_read", 0.0)) / best_us *
+                                   bytes_per_us_to_gb_per_s / *peak * percent)
+                         : dash,
+            conf ? format_us(*number_at(*conf, "reference_median_us")) : us(cub),
+            conf ? ratio_with_interval(*conf, "ratio", "ratio_ci", "verdict")
+                 : best ? ratio_with_interval(*best, "speedup_vs_cub", "speedup_vs_cub_ci", "verdict_vs_cub") : dash,
+            us(thrust), best ? ratio_with_interval(*best, "speedup_vs_thrust", "speedup_vs_thrust_ci", "verdict_vs_thrust")
+                             : dash};
+        if (any_cpu) line.push_back(cpu ? us(cpu) + format(" (%d threads)", cpu->value("threads", 0)) : dash);
+        if (any_bounded) {
+          std::string err = idx.bounded(c) ? dash : "exact";
+          if (best && idx.bounded(c)) {
+            const json& v = best->at("validation");
+            const auto e = number_at(v, "error"), b = number_at(v, "bound");
+            if (e && b) err = fmt_exp(*e) + " / " + fmt_exp(*b);
+          }
+          line.push_back(err);
         }
-        line.push_back(err);
+        if (conf) {
+          const std::string v = string_at(*conf, "verdict");
+          wins += v == "win";
+          losses += v == "loss";
+          ties += v == "tie";
+        }
+        body.push_back(line);
       }
-      body.push_back(line);
     }
   }
   std::ostringstream s;
   s << "## Summary\n\n"
-    << "Best custom: the fastest custom variant that passed validation. CUB: `" << cub_reduce << "`, Thrust: `"
-    << thrust_reduce << "` (for non-commutative functors `" << cub_scan << "` and `" << thrust_scan
+    << "Best custom: the fastest custom variant that passed validation, re-measured in a confirmation round "
+       "paired with CUB (its µs, GB/s, CUB µs and × CUB are that round's). CUB: `"
+    << cub_reduce << "`, Thrust: `" << thrust_reduce << "` (for non-commutative functors `" << cub_scan << "` and `"
+    << thrust_scan
     << "`, the last element of an inclusive scan). × CUB = CUB time / best-custom time, so above 1 the custom "
-       "variant is faster. Cold mode where it was measured.\n\n";
+       "variant is faster; **win** or **loss** only where the 95 % interval excludes 1, else tie.";
+  if (wins + losses + ties > 0)
+    s << " Confirmed against CUB: " << wins << " win(s), " << losses << " loss(es), " << ties << " tie(s).";
+  if (any_low_clock) s << " ⚠ marks a row measured while the GPU's clocks were below the run's norm.";
+  s << "\n\n";
   if (body.empty()) s << "No timed rows.\n\n";
   else s << md_table(head, align, body) << "\n";
   return s.str();
@@ -930,6 +996,7 @@ std::vector<plot_spec> plan_plots(const json& results) {
 std::string render_markdown(const json& results, const std::string& plots_subdir) {
   const results_index idx(results);
   return render_header(idx) + render_summary(idx) + render_ladder(idx) + render_failures(idx) +
+         render_nan_section(results) +
          render_plot_links(idx, plan_plots(results), plots_subdir);
 }
 
@@ -952,18 +1019,29 @@ void write_report(const json& results, const std::string& out_dir) {
 namespace reducelab::cli {
 
 int run_report(const options& o, std::ostream& out) {
-  if (o.positional.size() != 1)
-    throw usage_error("report needs exactly one results file: reducelab report RESULTS.json [--out DIR]");
-  const std::string& path = o.positional.front();
-  const auto results = report::load_results(path);
+  if (o.positional.empty())
+    throw usage_error("report needs a results file: reducelab report RESULTS.json [MORE.json ...] [--out DIR]");
+  std::vector<nlohmann::json> parts;
+  for (const auto& path : o.positional) parts.push_back(report::load_results(path));
+  const bool merging = parts.size() > 1;
+  if (merging && o.out_dir.empty())
+    throw usage_error("report: merging " + std::to_string(parts.size()) + " results files needs --out DIR");
+  const auto results = merging ? report::merge_results(parts, o.positional) : parts.front();
   std::string out_dir = o.out_dir;
   if (out_dir.empty()) {
-    out_dir = std::filesystem::path(path).parent_path().string();
+    out_dir = std::filesystem::path(o.positional.front()).parent_path().string();
     if (out_dir.empty()) out_dir = ".";
+  }
+  const std::filesystem::path dir(out_dir);
+  if (merging) {
+    std::filesystem::create_directories(dir);
+    std::ofstream((dir / "results.json").string()) << results.dump(1) << "\n";
+    report::write_csv(results, (dir / "results.csv").string());
+    out << "merged " << parts.size() << " results files (" << results.at("rows").size() << " rows) into "
+        << (dir / "results.json").string() << " and results.csv\n";
   }
   report::write_report(results, out_dir);
   const auto plots = report::plan_plots(results);
-  const std::filesystem::path dir(out_dir);
   out << "wrote " << (dir / report::report_file_name).string() << " and " << plots.size() << " plot(s) in "
       << (dir / report::plots_subdir_name).string() << "\n";
   return 0;

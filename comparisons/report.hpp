@@ -37,4 +37,12 @@ void write_plots(const nlohmann::json& results, const std::string& dir);
 /// Create out_dir/plots and write out_dir/report.md and the charts.
 void write_report(const nlohmann::json& results, const std::string& out_dir);
 
+/// results.csv: one line per row, the columns a spreadsheet needs (intervals as _lo/_hi columns).
+void write_csv(const nlohmann::json& results, const std::string& path);
+
+/// One results document from the parts of a sweep run separately (comparisons/merge_results.cpp). The parts must
+/// share the device, commit, schema and timing settings, and no row may appear twice; usage_error otherwise,
+/// naming the part (`names[i]`, e.g. its path).
+nlohmann::json merge_results(const std::vector<nlohmann::json>& parts, const std::vector<std::string>& names);
+
 }  // namespace reducelab::report

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace reducelab::report::detail {
 
@@ -71,6 +72,21 @@ inline row_key key_of(const json& row) {
           row.at("type").get<std::string>(), size_of(row), row.at("mode").get<std::string>()};
 }
 
+/// The raw samples of a row (`"samples_us"`, written by compare since it interleaves backends), in the order they
+/// were taken. Empty when the key is absent (files from older versions), not an array, or holds a non-number: a
+/// partial list would bias any test run on it.
+inline std::vector<double> samples_of(const json& row) {
+  const auto it = row.find("samples_us");
+  if (it == row.end() || !it->is_array()) return {};
+  std::vector<double> samples;
+  samples.reserve(it->size());
+  for (const auto& x : *it) {
+    if (!x.is_number()) return {};
+    samples.push_back(x.get<double>());
+  }
+  return samples;
+}
+
 /// (p90 - p10) / median, when all three are there.
 inline std::optional<double> relative_spread(const json& row) {
   const auto p10 = number_at(row, "p10_us"), p90 = number_at(row, "p90_us"), median = number_at(row, "median_us");
@@ -85,6 +101,20 @@ std::string format(const char* pattern, ArgsT... args) {
   std::snprintf(buffer, sizeof(buffer), pattern, args...);
   return buffer;
 }
+
+/// Text for a Markdown table cell: a '|' would end the cell (backend names have them), a newline the row.
+inline std::string cell(const std::string& text) {
+  std::string s;
+  for (char c : text) {
+    if (c == '|') s += "\\|";
+    else if (c == '\n') s += ' ';
+    else s += c;
+  }
+  return s;
+}
+
+/// A cell's text as inline code.
+inline std::string code(const std::string& text) { return "`" + cell(text) + "`"; }
 
 /// 1024 -> "2^10"; sizes that are not powers of two print as they are.
 inline std::string size_label(std::uint64_t n) {

@@ -1,7 +1,7 @@
 // maximum: the larger of a and b. Wraps cuda::maximum. Identity -inf for floating point (lowest() would not
 // be an identity for -inf inputs), lowest() for integers. Exact: no rounding. Floating-point NaN handling is
 // that of cuda::maximum, `(a < b) ? b : a`, which is neither commutative nor associative for NaN, so NaN
-// inputs are outside its domain.
+// inputs are outside its domain (amax propagates NaN, nanmax ignores it: both define the result).
 #pragma once
 
 #include "reducelab/functor.hpp"
@@ -12,6 +12,9 @@ struct maximum {
   static constexpr const char* summary = "max(a, b) (exact; NaN inputs undefined)";
   static constexpr bool commutative = true;
   static constexpr bool rounding_free = true;
+  // NaN inputs give an order-dependent result: `check --inputs nan` shows what each backend returned instead of
+  // judging it. amax/amin (NaN propagating) and nanmax/nanmin (NaN ignored) define it.
+  static constexpr bool nan_undefined = true;
   static constexpr builtin_op builtin = builtin_op::maximum;
   using value_types = type_list<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;
 

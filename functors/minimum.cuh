@@ -1,5 +1,5 @@
 // minimum: the smaller of a and b. Wraps cuda::minimum. Identity +inf for floating point, max() for integers.
-// Exact; NaN inputs are outside its domain (see maximum.cuh).
+// Exact; NaN inputs are outside its domain (see maximum.cuh; amin and nanmin define them).
 #pragma once
 
 #include "reducelab/functor.hpp"
@@ -10,6 +10,9 @@ struct minimum {
   static constexpr const char* summary = "min(a, b) (exact; NaN inputs undefined)";
   static constexpr bool commutative = true;
   static constexpr bool rounding_free = true;
+  // NaN inputs give an order-dependent result: `check --inputs nan` shows what each backend returned instead of
+  // judging it. amax/amin (NaN propagating) and nanmax/nanmin (NaN ignored) define it.
+  static constexpr bool nan_undefined = true;
   static constexpr builtin_op builtin = builtin_op::minimum;
   using value_types = type_list<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;
 

@@ -1,61 +1,120 @@
 #!/usr/bin/env bash
-# The whole build-check cycle on the GPU machine, from a build folder made on a CPU machine and carried
-# along (see ../shared/GPU.md): the full CTest suite, `reducelab list` and `reducelab check`, optionally the
-# compute-sanitizer tools. Full logs go to $OUT (or ./device-out); a short summary is printed last.
-#   bash scripts/device_run.sh [tests] [check] [sanitize] [compare] [compare-small]
-# Results of `compare` go to results/<device>/ and come back as one tarball.
+# The build-check-time cycle on the GPU machine, from a build folder made on a CPU machine and carried along
+# (see ../shared/GPU.md). Full logs go to $OUT (or ./device-out); a short summary is printed last.
+#   bash scripts/device_run.sh STEP...
+# Steps:
+#   tests            the whole CTest suite
+#   check            `reducelab list` and `reducelab check` (default matrix), then the NaN inputs of max/min
+#   sanitize         compute-sanitizer memcheck/racecheck/synccheck/initcheck over a check matrix of every variant
+#   methods          the before/after table of the timing method (reducelab methods)
+#   ncu              Nsight Compute beside ReduceLab on plus/int32 (CUB and two variants, 2^20 and 2^28, cold)
+#   both             a small --mode both run, kept as $OUT/compare_both.json (the hot <= cold test's fixture)
+#   quick            the quick default comparison, results/<device>-quick/
+#   full1 full2      the two halves of the full sweep, results/<device>-part{1,2}/ (merged by `full-merge`)
+#   full-merge       merge the two halves into results/<device>/ and pack it as $OUT/results.tgz
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-device-out}
 mkdir -p "$out"
 build=${BUILD:-build}
+rl="$build/reducelab"
 export LD_LIBRARY_PATH="$PWD/$build/lib:${LD_LIBRARY_PATH:-}"
 # The commit the carried binaries were built from (written by pack_for_device.sh); results record it.
 export REDUCELAB_COMMIT=${REDUCELAB_COMMIT:-$(cat "$build/COMMIT" 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 device_dir=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '_' | tr -cd 'A-Za-z0-9_-')
-steps=${*:-tests check}
 summary="$out/summary.txt"
 : > "$summary"
 {
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem --format=csv,noheader
   echo "binaries built at commit $REDUCELAB_COMMIT"
 } | tee -a "$summary"
+half1=plus,maximum,minimum,multiplies
+half2=logical_or,bit_xor,abs_max,argmax,min_max,mean_variance,affine_compose
 
-for step in $steps; do
+for step in "$@"; do
+  start=$SECONDS
   case $step in
     tests)
       (cd "$build" && ctest --output-on-failure --timeout 1500 --parallel 8) > "$out/ctest.log" 2>&1
       echo "ctest rc=$?" >> "$summary"
       grep -E "tests passed|tests failed|Total Test time" "$out/ctest.log" >> "$summary"
-      grep -E "^\s+[0-9]+ - " "$out/ctest.log" | head -20 >> "$summary"
+      grep -E "^\s+[0-9]+ - |Skipped|Failed" "$out/ctest.log" | head -20 >> "$summary"
       ;;
     check)
-      "$build/reducelab" list > "$out/list.txt" 2>&1
-      "$build/reducelab" check > "$out/check.txt" 2>&1
-      echo "check rc=$?" >> "$summary"
+      "$rl" list > "$out/list.txt" 2>&1
+      "$rl" check > "$out/check.txt" 2>&1
+      echo "check rc=$? $(tail -1 "$out/check.txt")" >> "$summary"
+      "$rl" check --ops maximum,minimum,amax,amin,nanmax,nanmin --types float,double --inputs nan \
+        --sizes 1,33,1000,1048583 > "$out/check-nan.txt" 2>&1
+      echo "check --inputs nan rc=$? $(tail -1 "$out/check-nan.txt")" >> "$summary"
       ;;
     sanitize)
       for tool in memcheck racecheck synccheck initcheck; do
         # Every variant at a few sizes: plus/int32 and plus/float reach the commutative-only and float-only
         # variants, affine_compose the order-preserving ones, logical_or/uint8 the 1-byte atomic path.
-        timeout ${SANITIZE_TIMEOUT:-135} compute-sanitizer --tool $tool --error-exitcode 9 "$build/reducelab" check \
+        timeout ${SANITIZE_TIMEOUT:-135} compute-sanitizer --tool $tool --error-exitcode 9 "$rl" check \
           --ops plus,affine_compose,logical_or --types int32,float,affine32,uint8 --sizes 1,33,1000,70000 \
           --inputs random --offsets 0,1 > "$out/sanitize-$tool.log" 2>&1
         echo "compute-sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.log" | tail -1)" >> "$summary"
       done
       ;;
-    compare)
-      "$build/reducelab" compare --out "results/$device_dir" > "$out/compare.txt" 2>&1
-      echo "compare rc=$?" >> "$summary"
+    methods)
+      "$rl" methods --out "$out" > "$out/methods.txt" 2>&1
+      echo "methods rc=$?" >> "$summary"
+      cat "$out/methods.txt" >> "$summary"
+      ;;
+    ncu)
+      # --clock-control none: ncu would otherwise lock the clocks to base, and this machine's clocks are not ours
+      # to change. The reference timings come from a normal held-stream run of the same rows.
+      tmp=$(mktemp -d)
+      variants="cub::DeviceReduce::Reduce multi_pass vectorized_loads"
+      "$rl" compare --ops plus --types int32 --sizes 2^20,2^28 --variants "${variants// /,}" --no-confirm \
+        --out "$tmp/ref" > "$out/ncu-ref.txt" 2>&1
+      for n in 2^20 2^28; do
+        for v in $variants; do
+          tag="$(echo "$v" | tr -cd 'A-Za-z0-9_')_${n/^/_}"
+          ncu --csv --page raw --print-units base --clock-control none --cache-control all \
+            --metrics gpu__time_duration.sum,dram__bytes_read.sum \
+            "$rl" compare --ops plus --types int32 --sizes "$n" --variants "$v" --samples 5 --no-hold --no-confirm \
+            --out "$tmp/$tag" > "$tmp/ncu_$tag.csv" 2> "$tmp/ncu_$tag.err"
+          cp "$tmp/$tag/results.json" "$tmp/ncu_$tag.json"
+        done
+      done
+      python3 scripts/ncu_agreement.py "$tmp/ref/results.json" "$tmp"/ncu_*.csv > "$out/ncu-agreement.md" 2>&1
+      echo "ncu rc=$?" >> "$summary"
+      cat "$out/ncu-agreement.md" >> "$summary"
+      tar czf "$out/ncu.tgz" -C "$tmp" . 2>/dev/null
+      ;;
+    both)
+      "$rl" compare --ops plus,maximum,argmax,affine_compose --sizes 2^10,2^14,2^18,2^22 --mode both --samples 15 \
+        --no-confirm --out "$out/both" > "$out/compare-both.txt" 2>&1
+      echo "compare --mode both rc=$?" >> "$summary"
+      cp "$out/both/results.json" "$out/compare_both.json"
+      rm -rf "$out/both"
+      ;;
+    quick)
+      "$rl" compare --out "results/$device_dir-quick" > "$out/compare-quick.txt" 2>&1
+      echo "compare (quick) rc=$?" >> "$summary"
+      sed -n '/^functor\/type/,$p' "$out/compare-quick.txt" >> "$summary"
+      tar czf "$out/results-quick.tgz" "results/$device_dir-quick"
+      ;;
+    full1|full2)
+      ops=$half1; [ "$step" = full2 ] && ops=$half2
+      part=${step#full}
+      "$rl" compare --full --ops "$ops" --out "results/$device_dir-part$part" > "$out/compare-part$part.txt" 2>&1
+      echo "compare --full part $part rc=$?" >> "$summary"
+      sed -n '/^functor\/type/,$p' "$out/compare-part$part.txt" | grep -E "2\^(10|16|20|24|28) |^functor|clock guard|rows FAILED" >> "$summary"
+      tar czf "$out/results-part$part.tgz" "results/$device_dir-part$part"
+      ;;
+    full-merge)
+      "$rl" report "results/$device_dir-part1/results.json" "results/$device_dir-part2/results.json" \
+        --out "results/$device_dir" > "$out/merge.txt" 2>&1
+      echo "merge rc=$? $(head -1 "$out/merge.txt")" >> "$summary"
       tar czf "$out/results.tgz" "results/$device_dir"
       ;;
-    compare-small)
-      "$build/reducelab" compare --ops plus,affine_compose,argmax --types int32,float,affine32,float_idx32 \
-        --sizes 2^10,2^22,2^28 --mode both --out "results/small" > "$out/compare-small.txt" 2>&1
-      echo "compare-small rc=$?" >> "$summary"
-      cp results/small/results.json "$out/compare_small_recorded.json"
-      ;;
+    *) echo "unknown step '$step'" >> "$summary" ;;
   esac
+  echo "  ($step: $((SECONDS - start)) s)" >> "$summary"
 done
 echo "----- summary -----"
 cat "$summary"

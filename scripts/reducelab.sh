@@ -17,8 +17,8 @@ ensure_packages() {
   command -v cmake >/dev/null || missing+=(cmake)
   command -v ninja >/dev/null || missing+=(ninja-build)
   [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
-  [ -f /usr/include/benchmark/benchmark.h ] || missing+=(libbenchmark-dev)
   [ -f /usr/include/nlohmann/json.hpp ] || missing+=(nlohmann-json3-dev)
+  [ -f /usr/include/CLI/CLI.hpp ] || missing+=(libcli11-dev)
   command -v ccache >/dev/null || missing+=(ccache)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "== installing missing Debian packages: ${missing[*]}"

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 using namespace reducelab::cli;
 using reducelab::usage_error;
@@ -71,10 +74,130 @@ TEST(Options, BadInputIsRefusedWithItsName) {
   EXPECT_NE(error_of([] { parse({"frobnicate"}); }).find("'frobnicate'"), std::string::npos);
   EXPECT_NE(error_of([] { parse({"check", "--bogus"}); }).find("'--bogus'"), std::string::npos);
   EXPECT_NE(error_of([] { parse({"check", "--ops"}); }).find("--ops needs a value"), std::string::npos);
-  EXPECT_NE(error_of([] { parse({"check", "--mode", "warm"}); }).find("'warm'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"compare", "--mode", "warm"}); }).find("'warm'"), std::string::npos);
   EXPECT_NE(error_of([] { parse({"check", "--inputs", "zeros"}); }).find("'zeros'"), std::string::npos);
   EXPECT_NE(error_of([] { parse({"check", "--seed", "-1"}); }).find("--seed"), std::string::npos);
   EXPECT_NE(error_of([] { parse({"list", "stray"}); }).find("'stray'"), std::string::npos);
+}
+
+TEST(Options, CompareTimingOptions) {
+  const auto o = parse({"compare", "--flush", "memset", "--full", "--samples", "40", "--no-hold", "--no-confirm",
+                        "--mode=both", "--out", "res"});
+  EXPECT_EQ(o.command, "compare");
+  EXPECT_EQ(o.flush, "memset");
+  EXPECT_TRUE(o.full);
+  EXPECT_EQ(o.samples, 40u);
+  EXPECT_FALSE(o.hold);
+  EXPECT_FALSE(o.confirm);
+  EXPECT_EQ(o.mode, "both");
+  EXPECT_EQ(o.out_dir, "res");
+  EXPECT_EQ(parse({"compare", "--flush=clean"}).flush, "clean");
+  EXPECT_EQ(parse({"compare", "--samples=5"}).samples, 5u);
+  // The defaults: the quick sweep, the clean flush, the policy's sample count, held stream, confirmation round.
+  const auto d = parse({"compare"});
+  EXPECT_FALSE(d.full);
+  EXPECT_EQ(d.flush, "clean");
+  EXPECT_EQ(d.samples, 0u);
+  EXPECT_TRUE(d.hold);
+  EXPECT_TRUE(d.confirm);
+  EXPECT_EQ(d.mode, "cold");
+}
+
+TEST(Options, BadCompareValuesAreNamed) {
+  const std::string flush = error_of([] { parse({"compare", "--flush", "dirty"}); });
+  EXPECT_NE(flush.find("--flush"), std::string::npos) << flush;
+  EXPECT_NE(flush.find("'dirty'"), std::string::npos) << flush;
+  const std::string few = error_of([] { parse({"compare", "--samples", "2"}); });
+  EXPECT_NE(few.find("--samples"), std::string::npos) << few;
+  EXPECT_NE(few.find("'2'"), std::string::npos) << few;
+  const std::string nan = error_of([] { parse({"compare", "--samples", "x"}); });
+  EXPECT_NE(nan.find("--samples"), std::string::npos) << nan;
+  EXPECT_NE(nan.find("'x'"), std::string::npos) << nan;
+  EXPECT_NE(error_of([] { parse({"check", "--offsets", "0,y"}); }).find("--offsets: 'y'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"compare", "--seed", "s"}); }).find("--seed: 's'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"compare", "--out="}); }).find("--out needs a value"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"check", "--ops", "--types", "int32"}); }).find("--ops needs a value"),
+            std::string::npos);
+}
+
+TEST(Options, AnotherCommandsOptionIsRefused) {
+  const std::string e = error_of([] { parse({"list", "--sizes", "1"}); });
+  EXPECT_NE(e.find("'--sizes'"), std::string::npos) << e;
+  EXPECT_NE(e.find("'list'"), std::string::npos) << e;
+  EXPECT_NE(error_of([] { parse({"check", "--flush", "clean"}); }).find("'--flush'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"check", "--mode", "hot"}); }).find("'--mode'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"methods", "--ops", "plus"}); }).find("'--ops'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"compare", "--inputs", "random"}); }).find("'--inputs'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"check", "--bogus=1"}); }).find("'--bogus'"), std::string::npos);
+}
+
+TEST(Options, InputKindsComeFromTheEnum) {
+  EXPECT_EQ(parse({"check", "--inputs", "nan"}).inputs,
+            (std::vector<reducelab::input_kind>{reducelab::input_kind::nan}));
+  std::string all;
+  for (const auto k : reducelab::all_input_kinds) all += (all.empty() ? "" : ",") + std::string(to_string(k));
+  EXPECT_EQ(parse({"check", "--inputs", all.c_str()}).inputs.size(), std::size(reducelab::all_input_kinds));
+  // An unknown kind is named with the list of valid ones.
+  const std::string e = error_of([] { parse({"check", "--inputs", "zeros"}); });
+  for (const auto k : reducelab::all_input_kinds) EXPECT_NE(e.find(to_string(k)), std::string::npos) << e;
+}
+
+TEST(Options, PositionalsAndTheOtherCommands) {
+  EXPECT_EQ(parse({"diff", "a.json", "b.json"}).positional, (std::vector<std::string>{"a.json", "b.json"}));
+  EXPECT_NE(error_of([] { parse({"diff", "a.json"}); }).find("(got 1)"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"diff", "a.json", "b.json", "c.json"}); }).find("(got 3)"), std::string::npos);
+  const auto r = parse({"report", "r.json", "--out=plots"});
+  EXPECT_EQ(r.positional, (std::vector<std::string>{"r.json"}));
+  EXPECT_EQ(r.out_dir, "plots");
+  // Several results files are the parts of a split sweep, merged into --out.
+  EXPECT_EQ(parse({"report", "a.json", "b.json", "--out", "m"}).positional.size(), 2u);
+  EXPECT_NE(error_of([] { parse({"report", "a.json", "b.json"}); }).find("needs --out"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"report"}); }).find("needs a results file"), std::string::npos);
+  const auto m = parse({"methods", "--sizes", "2^10:2^14:4", "--out", "m"});
+  EXPECT_EQ(m.command, "methods");
+  EXPECT_EQ(m.sizes, (std::vector<std::size_t>{1024, 4096, 16384}));
+  EXPECT_EQ(m.out_dir, "m");
+  const std::string unknown = error_of([] { parse({"frobnicate"}); });
+  for (const char* c : {"list", "check", "compare", "report", "diff", "methods", "help"})
+    EXPECT_NE(unknown.find(c), std::string::npos) << unknown;
+}
+
+TEST(Help, TheToolsHelpListsEveryCommand) {
+  for (const std::vector<const char*>& args : {std::vector<const char*>{"--help"}, {"-h"}, {"help"}}) {
+    const auto o = parse(args);
+    EXPECT_EQ(o.command, "help");
+    EXPECT_EQ(o.help_text, usage());
+  }
+  for (const char* c : {"list", "check", "compare", "report", "diff", "methods", "help"})
+    EXPECT_NE(usage().find(c), std::string::npos) << c;
+}
+
+TEST(Help, EveryCommandHasItsOwnHelp) {
+  const std::vector<std::pair<const char*, std::vector<const char*>>> expected = {
+      {"list", {"--json", "--ops"}},
+      {"check", {"--ops", "--types", "--variants", "--sizes", "--inputs", "--offsets", "--seed", "--verbose"}},
+      {"compare", {"--flush", "--full", "--samples", "--no-hold", "--no-confirm", "--mode", "--out", "--sizes",
+                   "affine_compose", "factors of 4"}},
+      {"report", {"RESULTS.json", "--out"}},
+      {"diff", {"A.json"}},
+      {"methods", {"--sizes", "--out"}},
+  };
+  for (const auto& [command, mentions] : expected) {
+    for (const char* flag : {"--help", "-h"}) {
+      const auto o = parse({command, flag});
+      EXPECT_EQ(o.command, "help") << command;
+      EXPECT_NE(o.help_text.find(std::string("reducelab ") + command), std::string::npos) << o.help_text;
+      for (const char* m : mentions) EXPECT_NE(o.help_text.find(m), std::string::npos) << command << ": " << m;
+    }
+    EXPECT_EQ(parse({"help", command}).help_text, parse({command, "--help"}).help_text);
+  }
+  // A command's help is not the tool's, and leaves out other commands' options.
+  EXPECT_NE(parse({"list", "--help"}).help_text, usage());
+  EXPECT_EQ(parse({"list", "--help"}).help_text.find("--sizes"), std::string::npos);
+  EXPECT_EQ(parse({"check", "--help"}).help_text.find("--flush"), std::string::npos);
+  // --help wins over a bad value elsewhere on the line.
+  EXPECT_EQ(parse({"compare", "--samples", "2", "--help"}).command, "help");
+  EXPECT_NE(error_of([] { parse({"help", "frobnicate"}); }).find("'frobnicate'"), std::string::npos);
 }
 
 TEST(Selection, UnknownFunctorTypeOrVariantIsNamed) {

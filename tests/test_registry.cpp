@@ -13,7 +13,8 @@ TEST(Registry, EveryFunctorHeaderIsRegistered) {
   for (const auto& f : the_registry().functors()) registered.insert(f.name);
   EXPECT_EQ(files, registered);
   for (const char* builtin : {"plus", "multiplies", "maximum", "minimum", "logical_and", "logical_or", "bit_and",
-                              "bit_or", "bit_xor", "abs_max", "argmax", "min_max", "mean_variance", "affine_compose"})
+                              "bit_or", "bit_xor", "abs_max", "argmax", "min_max", "mean_variance", "affine_compose",
+                              "amax", "amin", "nanmax", "nanmin"})
     EXPECT_TRUE(the_registry().find(builtin) != nullptr) << builtin;
 }
 

@@ -4,14 +4,18 @@
 #include "comparisons/diff.hpp"
 #include "comparisons/report.hpp"
 #include "comparisons/results_view.hpp"
+#include "comparisons/timing/statistics.hpp"
 #include "reducelab/core/error.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
+#include <vector>
 
 #ifndef REDUCELAB_FIXTURE_DIR
 #error "REDUCELAB_FIXTURE_DIR must name tests/fixtures (set by tests/CMakeLists.txt)"
@@ -145,7 +149,7 @@ TEST(Markdown, HeaderNamesDeviceRunAndThrustCaveat) {
   EXPECT_NE(md.find("CCCL 3.0.1"), std::string::npos);
   EXPECT_NE(md.find("120 MiB written"), std::string::npos);  // l2_flush_bytes
   EXPECT_NE(md.find("reducelab compare --ops plus,affine_compose"), std::string::npos);
-  EXPECT_NE(md.find("Thrust's time includes"), std::string::npos);
+  EXPECT_NE(md.find("`thrust::reduce` cannot be held"), std::string::npos);
   EXPECT_NE(md.find("synthetic fixture"), std::string::npos);
 }
 
@@ -204,10 +208,20 @@ TEST(Markdown, SummaryPicksBestCustomAndComputesSpeedups) {
     if (line.find("`int32` | 2^28 | cold") != std::string::npos) int32_line = line;
   ASSERT_FALSE(int32_line.empty()) << summary;
   EXPECT_NE(int32_line.find("`grid_stride_shuffle` | 280.0"), std::string::npos) << int32_line;
-  EXPECT_NE(int32_line.find("| 0.97× | 1.07× |"), std::string::npos) << int32_line;
+  // × CUB beside CUB's time, × Thrust beside Thrust's; an old results file has no intervals to show.
+  EXPECT_NE(int32_line.find("| 272.0 | 0.97× | 300.0 | 1.07× |"), std::string::npos) << int32_line;
   // plus/float: the best row's error and bound; affine_compose against the scans: 1650 / 570 = 2.89x.
-  EXPECT_NE(table_line(summary, "float").find("2 / 512"), std::string::npos) << summary;
-  EXPECT_NE(table_line(summary, "affine32").find("2.89×"), std::string::npos) << summary;
+  // (every measured size has a line; the float one at 2^28 carries the largest bound)
+  std::string float_line;
+  std::istringstream lines(summary);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("`float` | 2^28 | cold") != std::string::npos) float_line = line;
+  EXPECT_NE(float_line.find("2 / 512"), std::string::npos) << summary;
+  std::string affine_line;
+  std::istringstream affine_lines(summary);
+  for (std::string line; std::getline(affine_lines, line);)
+    if (line.find("`affine32` | 2^28 | cold") != std::string::npos) affine_line = line;
+  EXPECT_NE(affine_line.find("2.89×"), std::string::npos) << summary;
 }
 
 TEST(Markdown, FailedRowIsListedAsFailedAndNeverTimed) {
@@ -307,6 +321,11 @@ TEST(Diff, LabelsChangedRowsAndCountsTheRest) {
   const auto rows = rr::diff_runs(a, b);
   std::size_t same = 0, only_a = 0, only_b = 0;
   for (const auto& d : rows) {
+    if (d.label != rr::diff_label::only_in_a && d.label != rr::diff_label::only_in_b) {
+      // The fixtures predate samples_us: every compared row falls back to the spread rule and says so.
+      EXPECT_EQ(d.note, "no samples: spread rule");
+      EXPECT_FALSE(rr::used_test(d));
+    }
     if (d.variant == "grid_stride_shuffle" && d.type == "int32" && d.n == (1u << 22) && d.mode == "cold") {
       EXPECT_EQ(d.label, rr::diff_label::faster);  // 8.0 -> 6.8 us: 0.85, beyond the 7 % spread
       EXPECT_NEAR(d.ratio, 0.85, 1e-9);
@@ -332,6 +351,8 @@ TEST(Diff, LabelsChangedRowsAndCountsTheRest) {
   EXPECT_NE(text.find("abc1234"), std::string::npos);
   EXPECT_NE(text.find("def5678"), std::string::npos);
   EXPECT_EQ(text.find("WARNING"), std::string::npos);
+  EXPECT_NE(text.find("SAME within the threshold = max(2 %"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Mann-Whitney"), std::string::npos) << "no row was tested";
   EXPECT_NE(text.find("114 same, 1 faster, 1 slower, 1 only in A, 0 only in B\n"), std::string::npos) << text;
 }
 
@@ -351,6 +372,132 @@ TEST(Diff, ThresholdIsTwoPercentOrTheSpread) {
   const json noisy = run(100.0, 90.0, 110.0);  // 20 % spread
   EXPECT_EQ(rr::diff_runs(noisy, run(115.0, 114.0, 116.0)).at(0).label, rr::diff_label::same);
   EXPECT_NEAR(rr::diff_runs(noisy, run(115.0, 114.0, 116.0)).at(0).threshold, 0.20, 1e-12);
+}
+
+namespace {
+
+/// A one-row results document timed from `samples`; without samples_us when `with_samples` is false (a file
+/// from before compare wrote them), but with the same statistics.
+json run_of(const std::vector<double>& samples, bool with_samples = true) {
+  const auto s = reducelab::timing::summarize(samples);
+  json row = {{"variant", "v"}, {"functor", "plus"}, {"type", "int32"}, {"n", 1024}, {"mode", "cold"},
+              {"validation", {{"status", "PASS"}}}, {"timed", true}, {"samples", s.count},
+              {"median_us", s.median}, {"p10_us", s.p10}, {"p90_us", s.p90}};
+  if (with_samples) row["samples_us"] = samples;
+  return json{{"schema", "reducelab-compare-1"}, {"device", {{"name", "NVIDIA H200"}}}, {"rows", {row}}};
+}
+
+/// 25 samples: offset + step * k for k = 0..24, in a scrambled order (the test must not depend on the order).
+std::vector<double> ramp(double offset, double step, int stride = 7) {
+  std::vector<double> v;
+  for (int i = 0; i < 25; ++i) v.push_back(offset + step * ((i * stride) % 25));
+  return v;
+}
+
+}  // namespace
+
+TEST(Diff, SignificantSlowerWithSamplesIsSlower) {
+  const json a = run_of(ramp(100.0, 0.1));       // 100.0 .. 102.4
+  const json b = run_of(ramp(110.0, 0.1, 11));   // 110.0 .. 112.4: every B sample slower than every A sample
+  const auto rows = rr::diff_runs(a, b);
+  ASSERT_EQ(rows.size(), 1u);
+  const auto& d = rows[0];
+  EXPECT_EQ(d.label, rr::diff_label::slower);
+  EXPECT_TRUE(rr::used_test(d));
+  EXPECT_LT(d.p_value, 1e-6);
+  EXPECT_NEAR(d.ratio, 111.2 / 101.2, 1e-9);
+  EXPECT_DOUBLE_EQ(d.threshold, rr::min_practical_difference);
+  EXPECT_EQ(d.note, "");
+  EXPECT_EQ(rr::diff_runs(b, a).at(0).label, rr::diff_label::faster);
+  const std::string text = rr::render_diff(a, b, rows);
+  EXPECT_NE(text.find("Mann-Whitney U test on the samples gives p < 0.05 and the medians differ by more than 1 %"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("SAME within the threshold"), std::string::npos) << "the spread rule was not used\n" << text;
+  EXPECT_NE(text.find("< 0.001"), std::string::npos) << text;
+  EXPECT_NE(text.find("0 same, 0 faster, 1 slower, 0 only in A, 0 only in B\n"), std::string::npos) << text;
+}
+
+TEST(Diff, OverlappingSamplesAreSameWithThePReported) {
+  // Medians 109.6 and 111.1 us (1.4 %, above the practical floor) but the samples overlap almost entirely:
+  // U = 276 of 625, p = 0.485 by the normal approximation.
+  const json a = run_of(ramp(100.0, 0.8));
+  const json b = run_of(ramp(101.5, 0.8, 11));
+  const auto d = rr::diff_runs(a, b).at(0);
+  EXPECT_EQ(d.label, rr::diff_label::same);
+  EXPECT_GT(d.ratio - 1.0, rr::min_practical_difference);
+  EXPECT_NEAR(d.p_value, 0.4848629, 1e-6);
+  EXPECT_NE(rr::render_diff(a, b, {d}).find("0.485"), std::string::npos);
+}
+
+TEST(Diff, QuietChangesAreJudgedByTheTestNotTheTwoPercentFloor) {
+  // Both runs have a 0.4 % spread. A 1.5 % shift is below the spread rule's 2 % floor, but every B sample is
+  // slower than every A sample: the test calls it.
+  const json a = run_of(ramp(100.0, 0.02));
+  const json b = run_of(ramp(101.5, 0.02));
+  EXPECT_EQ(rr::diff_runs(a, b).at(0).label, rr::diff_label::slower);
+  EXPECT_EQ(rr::diff_runs(run_of(ramp(100.0, 0.02), false), run_of(ramp(101.5, 0.02), false)).at(0).label,
+            rr::diff_label::same);
+  // A 0.5 % shift is just as significant but below the 1 % practical floor.
+  const auto small = rr::diff_runs(a, run_of(ramp(100.5, 0.02))).at(0);
+  EXPECT_LT(small.p_value, 1e-6);
+  EXPECT_EQ(small.label, rr::diff_label::same);
+}
+
+TEST(Diff, RowsWithoutSamplesFallBackToTheSpreadRule) {
+  const json with = run_of(ramp(100.0, 0.1));
+  const json without = run_of(ramp(110.0, 0.1), false);
+  const std::vector<std::tuple<json, json, rr::diff_label>> cases = {{with, without, rr::diff_label::slower},
+                                                                     {without, with, rr::diff_label::faster},
+                                                                     {without, without, rr::diff_label::same}};
+  for (const auto& [a, b, label] : cases) {
+    const auto rows = rr::diff_runs(a, b);
+    const auto& d = rows.at(0);
+    EXPECT_EQ(d.note, "no samples: spread rule");
+    EXPECT_FALSE(rr::used_test(d));
+    EXPECT_TRUE(std::isnan(d.p_value));
+    EXPECT_EQ(d.label, label);  // 10 % apart, beyond the 2 % floor and the ~2 % spreads
+    const std::string text = rr::render_diff(a, b, rows);
+    EXPECT_NE(text.find("SAME within the threshold = max(2 %"), std::string::npos) << text;
+    EXPECT_EQ(text.find("Mann-Whitney"), std::string::npos) << text;
+    EXPECT_NE(text.find("(no samples: spread rule)"), std::string::npos) << text;
+  }
+}
+
+TEST(Diff, TooFewSamplesFallBackToTheSpreadRule) {
+  const std::vector<double> five = {100.0, 100.1, 100.2, 100.3, 100.4};
+  const auto d = rr::diff_runs(run_of(five), run_of(five)).at(0);
+  EXPECT_EQ(d.note, "fewer than 8 samples: spread rule");
+  EXPECT_FALSE(rr::used_test(d));
+}
+
+TEST(Diff, HeaderNamesBothRulesWhenBothWereUsed) {
+  json a = run_of(ramp(100.0, 0.1));
+  json b = run_of(ramp(110.0, 0.1));
+  json old_row = a["rows"][0];
+  old_row["variant"] = "w";
+  old_row.erase("samples_us");
+  a["rows"].push_back(old_row);
+  b["rows"].push_back(old_row);
+  const auto rows = rr::diff_runs(a, b);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(rr::used_test(rows[0]));
+  EXPECT_FALSE(rr::used_test(rows[1]));
+  const std::string text = rr::render_diff(a, b, rows);
+  EXPECT_NE(text.find("rows with samples: FASTER or SLOWER when a two-sided Mann-Whitney U test"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("rows noted \"spread rule\" (no samples, or too few): SAME within the threshold"),
+            std::string::npos)
+      << text;
+}
+
+TEST(ResultsView, SamplesOfReadsNumbersOrNothing) {
+  namespace rd = reducelab::report::detail;
+  EXPECT_EQ(rd::samples_of(json{{"samples_us", {1.5, 2, 3.25}}}), (std::vector<double>{1.5, 2.0, 3.25}));
+  EXPECT_TRUE(rd::samples_of(json::object()).empty());
+  EXPECT_TRUE(rd::samples_of(json{{"samples_us", nullptr}}).empty());
+  EXPECT_TRUE(rd::samples_of(json{{"samples_us", {1.0, "2"}}}).empty());
+  EXPECT_TRUE(rd::samples_of(json{{"samples_us", {1.0, nullptr}}}).empty());
 }
 
 TEST(Diff, DifferentDevicesWarn) {

@@ -9,6 +9,11 @@
 int main(int argc, char** argv) {
   try {
     const auto options = reducelab::cli::parse_options(argc, argv);
+    // Printed here rather than by run_command: the text may be one command's help, and help needs no registry.
+    if (options.command == "help") {
+      std::cout << options.help_text;
+      return 0;
+    }
     std::string command_line = "reducelab";
     for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
     return reducelab::cli::run_command(options, std::cout, command_line);

@@ -172,11 +172,12 @@ int run_list(const registry& reg, const options& o, std::ostream& out) {
 
 int run_command(const options& o, std::ostream& out, const std::string& command_line) {
   if (o.command == "help") {
-    out << usage();
+    out << (o.help_text.empty() ? usage() : o.help_text);
     return 0;
   }
   if (o.command == "report") return run_report(o, out);  // neither needs the registry or a GPU
   if (o.command == "diff") return run_diff(o, out);
+  if (o.command == "methods") return run_methods(o, out);  // needs a GPU but not the registry
   const registry& reg = the_registry();
   if (o.command == "list") return run_list(reg, o, out);
   if (o.command == "check") return run_check(reg, o, out);

@@ -30,6 +30,9 @@ void require_gpu(const std::string& command);
 int run_list(const registry& reg, const options& o, std::ostream& out);
 int run_check(const registry& reg, const options& o, std::ostream& out);
 int run_compare(const registry& reg, const options& o, std::ostream& out, const std::string& command_line);
+/// The before/after table of the timing method (comparisons/methods.cu): an empty kernel and CUB Sum under the
+/// old and the new regimes.
+int run_methods(const options& o, std::ostream& out);
 
 /// Dispatch on o.command. Returns the process exit code. command_line is recorded in compare's results.
 int run_command(const options& o, std::ostream& out, const std::string& command_line = "");

@@ -2,9 +2,12 @@
 
 #include "reducelab/core/error.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <memory>
 
 namespace reducelab::cli {
 
@@ -102,93 +105,271 @@ std::vector<std::size_t> parse_size_list(const std::string& text) {
   return sizes;
 }
 
-options parse_options(int argc, const char* const* argv) {
+namespace {
+
+// CLI11 collects every value as text, converted after parsing (convert() below) by the helpers above: one
+// message style names every bad value, and `--help` anywhere on the line wins over a bad value (CLI11 runs
+// option callbacks before it looks at the help flag, so a conversion there would pre-empt the help).
+struct text_value {
+  std::string option;  // its first name, for messages
+  std::string text;
+  bool given = false;
+};
+
+struct raw_options {
+  text_value ops, types, variants, sizes, inputs, offsets, seed, mode, flush, samples, out;
+  bool json = false, verbose = false, full = false, no_hold = false, no_confirm = false;
+  std::vector<std::string> positional;
+  std::string help_topic;  // reducelab help COMMAND
+};
+
+constexpr std::size_t min_samples = 5;  // fewer leaves a row's median and noise estimate meaningless
+
+std::string input_kind_names(const char* separator) {
+  std::string names;
+  for (const input_kind k : all_input_kinds) names += (names.empty() ? "" : separator) + std::string(to_string(k));
+  return names;
+}
+
+CLI::Option* add_text(CLI::App& app, const std::string& names, text_value& v, const std::string& type,
+                      const std::string& description) {
+  v.option = names.substr(0, names.find(','));
+  auto* opt = app.add_option_function<std::string>(
+      names, [&v](const std::string& t) { v.text = t; v.given = true; }, description);
+  return opt->type_name(type);
+}
+
+// The filters shared by several commands form one help group, so a command's help shows them apart from what
+// the command itself does. Each command takes only the filters it honours: another's is an unknown option.
+struct filter_set {
+  bool variants = false, sizes = false, inputs = false, offsets = false, seed = false;
+};
+
+void add_filters(CLI::App& sub, raw_options& r, filter_set which) {
+  const std::string group = "Filters (default: everything, or the command's default)";
+  add_text(sub, "--ops,--functors", r.ops, "a,b", "functors by name (reducelab list shows them)")->group(group);
+  add_text(sub, "--types", r.types, "a,b", "value types: int32,float,...")->group(group);
+  if (which.variants)
+    add_text(sub, "--variants", r.variants, "a,b", "backends: custom variants and baselines")->group(group);
+  if (which.sizes)
+    add_text(sub, "--sizes", r.sizes, "LIST", "element counts and geometric ranges: 0,2^20+7,1e6,2^10:2^28:4\n"
+                                              "(start:stop[:factor], stop included, factor 2 by default)")
+        ->group(group);
+  if (which.inputs)
+    add_text(sub, "--inputs", r.inputs, "a,b", "input kinds: " + input_kind_names(","))->group(group);
+  if (which.offsets)
+    add_text(sub, "--offsets", r.offsets, "a,b", "start offsets in elements (default: 0)")->group(group);
+  if (which.seed) add_text(sub, "--seed", r.seed, "N", "input seed (default: 20261122)")->group(group);
+}
+
+std::unique_ptr<CLI::App> make_app(raw_options& r) {
+  auto app = std::make_unique<CLI::App>(
+      "reducelab - hand-written GPU reductions beside thrust::reduce and cub::DeviceReduce", "reducelab");
+  app->require_subcommand(1);
+  // As before CLI11: a repeated option takes its last value (CLI11 would refuse the repetition).
+  app->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  // Subcommands share the formatter, so this applies to every command's help.
+  app->get_formatter()->column_width(26);
+  app->get_formatter()->label("SUBCOMMAND", "COMMAND");
+
+  auto* list = app->add_subcommand(
+      "list", "functors (identity per type, commutativity), variants, types and the applicability matrix");
+  list->add_flag("--json", r.json, "machine-readable output");
+  add_filters(*list, r, {});
+
+  auto* check = app->add_subcommand("check", "validate every backend against the host reference; exit 1 on a mismatch");
+  check->add_flag("-v,--verbose", r.verbose, "one line per backend and size");
+  add_filters(*check, r, {true, true, true, true, true});
+
+  auto* compare = app->add_subcommand("compare", "validate, then time every backend side by side (JSON, CSV, report)");
+  compare->add_flag("--full", r.full, "the full sweep instead of the quick default (see below)");
+  add_text(*compare, "--mode", r.mode, "cold|hot|both",
+           "cold (default): L2 flushed before every sample; hot: data resident in L2 (only where it fits)");
+  add_text(*compare, "--flush", r.flush, "clean|memset",
+           "L2 flush before a cold sample: clean (default) = memset, then a read pass\n"
+           "so L2 holds no dirty lines; memset = NVBench's convention");
+  add_text(*compare, "--samples", r.samples, "N",
+           "samples per backend and row, at least " + std::to_string(min_samples) + " (default: the timing policy's)");
+  compare->add_flag("--no-hold", r.no_hold,
+                    "do not hold the stream with the blocking kernel: only under a profiler such as\n"
+                    "Nsight Compute, whose serialization would otherwise stall it");
+  compare->add_flag("--no-confirm", r.no_confirm,
+                    "skip the confirmation round (each row's best custom variant re-timed paired with CUB)");
+  add_text(*compare, "--out", r.out, "DIR", "where results.json, results.csv, report.md and plots/ go\n"
+                                            "(default: results/latest)");
+  compare->add_flag("-v,--verbose", r.verbose, "one line per backend and size");
+  add_filters(*compare, r, {true, true, false, false, true});
+  compare->footer(
+      "Sweep: by default the quick one: int32/float/double plus and maximum, argmax over float_idx32,\n"
+      "the non-commutative affine_compose over affine32; 2^10 to 2^28 by factors of 16 (and 2^28).\n"
+      "--full: every default functor and type, 2^10 to 2^28 by factors of 4.");
+
+  auto* report = app->add_subcommand(
+      "report", "regenerate the report and plots from a results file, or merge the parts of a split sweep");
+  report->add_option("RESULTS.json", r.positional,
+                     "results files written by compare; several are merged (same device, commit and timing)")
+      ->type_name("");
+  add_text(*report, "--out", r.out, "DIR", "where report.md and plots/ go (default: the results file's folder)");
+
+  auto* diff = app->add_subcommand("diff", "two runs side by side: SAME, FASTER or SLOWER against the noise");
+  diff->add_option("A.json B.json", r.positional, "two results files written by compare")->type_name("");
+
+  auto* methods = app->add_subcommand(
+      "methods", "time an empty kernel and cub::DeviceReduce::Sum under the old and the new timing method");
+  add_text(*methods, "--sizes", r.sizes, "LIST", "element counts and ranges as for compare (default: the command's)");
+  add_text(*methods, "--out", r.out, "DIR", "where the results go");
+
+  auto* help = app->add_subcommand("help", "this text, or one command's: reducelab help compare");
+  help->add_option("COMMAND", r.help_topic, "the command to explain")->type_name("");
+
+  // Each command collects what it does not know instead of letting CLI11 throw, so the message names the
+  // first unknown item and the command in our own words (see parse_options).
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) sub->allow_extras()->group("Commands");
+  // Set last: a subcommand starts with a copy of its parent's footer.
+  app->footer("One command's options: reducelab COMMAND --help");
+  return app;
+}
+
+std::string command_list(CLI::App& app) {
+  std::string names;
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  return names;
+}
+
+CLI::App* find_command(CLI::App& app, const std::string& name) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    if (sub->get_name() == name) return sub;
+  return nullptr;
+}
+
+// CLI11 hands the next argument to a value option even when it is an option itself (--ops --types int32).
+void check_values_are_not_options(const raw_options& r) {
+  for (const auto* v : {&r.ops, &r.types, &r.variants, &r.sizes, &r.inputs, &r.offsets, &r.seed, &r.mode, &r.flush,
+                        &r.samples, &r.out})
+    if (v->given && v->text.rfind("--", 0) == 0) fail("option " + v->option + " needs a value, not '" + v->text + "'");
+}
+
+std::string one_of(const text_value& v, const std::vector<std::string>& choices) {
+  if (std::find(choices.begin(), choices.end(), v.text) != choices.end()) return v.text;
+  std::string list;
+  for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+  fail(v.option + ": '" + v.text + "' is not one of " + list);
+}
+
+options convert(const raw_options& r, const std::string& command) {
   options o;
-  if (argc < 2) fail("no command given (try: reducelab help)");
-  o.command = argv[1];
-  const std::vector<std::string> commands = {"list", "check", "compare", "report", "diff", "help", "--help", "-h"};
-  if (std::find(commands.begin(), commands.end(), o.command) == commands.end())
-    fail("unknown command '" + o.command + "' (commands: list, check, compare, report, diff, help)");
-  if (o.command == "--help" || o.command == "-h") o.command = "help";
-  for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    bool has_value = false;
-    if (arg.rfind("--", 0) == 0) {
-      if (const auto eq = arg.find('='); eq != std::string::npos) {
-        value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-        has_value = true;
-      }
-    } else {
-      o.positional.push_back(arg);
-      continue;
-    }
-    auto take = [&]() -> std::string {
-      if (has_value) return value;
-      if (i + 1 >= argc) fail("option " + arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--json") {
-      o.json = true;
-    } else if (arg == "--verbose" || arg == "-v") {
-      o.verbose = true;
-    } else if (arg == "--ops" || arg == "--functors") {
-      o.ops = split_list(take(), arg);
-    } else if (arg == "--types") {
-      o.types = split_list(take(), arg);
-    } else if (arg == "--variants") {
-      o.variants = split_list(take(), arg);
-    } else if (arg == "--sizes") {
-      o.sizes = parse_size_list(take());
-    } else if (arg == "--inputs") {
-      for (const auto& k : split_list(take(), arg)) {
-        if (k == "random") o.inputs.push_back(input_kind::random);
-        else if (k == "constant") o.inputs.push_back(input_kind::constant);
-        else if (k == "adversarial") o.inputs.push_back(input_kind::adversarial);
-        else if (k == "last_only") o.inputs.push_back(input_kind::last_only);
-        else fail("--inputs: unknown input kind '" + k + "' (random, constant, adversarial, last_only)");
-      }
-    } else if (arg == "--offsets") {
-      for (const auto& k : split_list(take(), arg)) o.offsets.push_back(parse_unsigned(k, "--offsets"));
-    } else if (arg == "--seed") {
-      o.seed = parse_unsigned(take(), "--seed");
-    } else if (arg == "--mode") {
-      o.mode = take();
-      if (o.mode != "cold" && o.mode != "hot" && o.mode != "both")
-        fail("--mode: '" + o.mode + "' is not one of cold, hot, both");
-    } else if (arg == "--out") {
-      o.out_dir = take();
-      if (o.out_dir.empty()) fail("--out: empty folder name");
-    } else {
-      fail("unknown option '" + arg + "' for '" + o.command + "' (see: reducelab help)");
+  o.command = command;
+  o.json = r.json;
+  o.verbose = r.verbose;
+  o.full = r.full;
+  o.hold = !r.no_hold;
+  o.confirm = !r.no_confirm;
+  o.positional = r.positional;
+  if (r.ops.given) o.ops = split_list(r.ops.text, "--ops");
+  if (r.types.given) o.types = split_list(r.types.text, "--types");
+  if (r.variants.given) o.variants = split_list(r.variants.text, "--variants");
+  if (r.sizes.given) o.sizes = parse_size_list(r.sizes.text);
+  if (r.inputs.given) {
+    for (const auto& name : split_list(r.inputs.text, "--inputs")) {
+      const auto* k = std::find_if(std::begin(all_input_kinds), std::end(all_input_kinds),
+                                   [&](input_kind kind) { return name == to_string(kind); });
+      if (k == std::end(all_input_kinds))
+        fail("--inputs: unknown input kind '" + name + "' (" + input_kind_names(", ") + ")");
+      o.inputs.push_back(*k);
     }
   }
-  if (o.command != "diff" && o.command != "report" && !o.positional.empty())
-    fail("unexpected argument '" + o.positional.front() + "'");
+  if (r.offsets.given)
+    for (const auto& k : split_list(r.offsets.text, "--offsets")) o.offsets.push_back(parse_unsigned(k, "--offsets"));
+  if (r.seed.given) o.seed = parse_unsigned(r.seed.text, "--seed");
+  if (r.mode.given) o.mode = one_of(r.mode, {"cold", "hot", "both"});
+  if (r.flush.given) o.flush = one_of(r.flush, {"clean", "memset"});
+  if (r.samples.given) {
+    o.samples = parse_unsigned(r.samples.text, "--samples");
+    if (o.samples < min_samples)
+      fail("--samples: '" + r.samples.text + "' is below the minimum of " + std::to_string(min_samples));
+  }
+  if (r.out.given) {
+    o.out_dir = r.out.text;
+    if (o.out_dir.empty()) fail("--out: empty folder name");
+  }
+  // The parser checks the count so that a wrong one is refused before any work; run_report and run_diff
+  // check it again for callers that build options by hand.
+  if (command == "report" && o.positional.empty())
+    fail("report needs a results file: reducelab report RESULTS.json [PART2.json ...] [--out DIR]");
+  if (command == "report" && o.positional.size() > 1 && o.out_dir.empty())
+    fail("report: merging " + std::to_string(o.positional.size()) + " results files needs --out DIR");
+  if (command == "diff" && o.positional.size() != 2)
+    fail("diff needs exactly two results files: reducelab diff A.json B.json (got " +
+         std::to_string(o.positional.size()) + ")");
   return o;
 }
 
+}  // namespace
+
+options parse_options(int argc, const char* const* argv) {
+  if (argc < 2) fail("no command given (try: reducelab help)");
+  raw_options raw;
+  const auto app = make_app(raw);
+  // Checked before CLI11 sees it, whose message ("The following argument was not expected") names no commands.
+  const std::string first = argv[1];
+  if (first != "-h" && first != "--help" && !find_command(*app, first))
+    fail("unknown command '" + first + "' (commands: " + command_list(*app) + ")");
+
+  try {
+    app->parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    // help() shows the command given on the line, or the whole tool's when there is none.
+    options o;
+    o.command = "help";
+    o.help_text = app->help();
+    return o;
+  } catch (const CLI::ArgumentMismatch& e) {
+    // A value option left without one: either the last on the line or given as --opt= .
+    CLI::App* sub = find_command(*app, first);
+    for (int i = 2; sub && i < argc; ++i) {
+      std::string a = argv[i];
+      if (a.size() > 1 && a.back() == '=') a.pop_back();
+      else if (i != argc - 1) continue;
+      if (sub->get_option_no_throw(a)) fail("option " + a + " needs a value");
+    }
+    fail(e.what());
+  } catch (const CLI::ParseError& e) {
+    std::string message = e.what();
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    fail(message);
+  }
+
+  CLI::App* sub = app->get_subcommands().front();
+  check_values_are_not_options(raw);
+  const std::vector<std::string> extras = sub->remaining();
+  if (!extras.empty()) {
+    const std::string& x = extras.front();
+    const bool looks_like_option = x.size() > 1 && x[0] == '-' && !std::isdigit(static_cast<unsigned char>(x[1]));
+    if (looks_like_option)
+      fail("unknown option '" + x.substr(0, x.find('=')) + "' for '" + sub->get_name() + "' (see: reducelab " +
+           sub->get_name() + " --help)");
+    fail("unexpected argument '" + x + "' for '" + sub->get_name() + "'");
+  }
+
+  if (sub->get_name() == "help") {
+    options o;
+    o.command = "help";
+    if (raw.help_topic.empty()) {
+      o.help_text = usage();  // app->help() would now show the help command's own help
+    } else {
+      CLI::App* topic = find_command(*app, raw.help_topic);
+      if (!topic) fail("unknown command '" + raw.help_topic + "' (commands: " + command_list(*app) + ")");
+      o.help_text = topic->help(app->get_name());
+    }
+    return o;
+  }
+  return convert(raw, sub->get_name());
+}
+
 std::string usage() {
-  return R"(reducelab - hand-written GPU reductions beside thrust::reduce and cub::DeviceReduce
-
-usage: reducelab <command> [options]
-
-commands:
-  list     [--json]           functors (identity per type, commutativity), variants, types, applicability
-  check    [filters]          validate every backend against the host reference; non-zero exit on a mismatch
-  compare  [filters] [--mode cold|hot|both] [--out DIR]
-                              validate, then time every backend side by side (JSON, CSV, Markdown report)
-  report   RESULTS.json [--out DIR]   regenerate the Markdown report and plots from a results file
-  diff     A.json B.json      two runs side by side: SAME, FASTER or SLOWER against the noise
-  help                        this text
-
-filters:
-  --ops a,b        functors (reducelab list shows them)      --types int32,float   value types
-  --variants a,b   backends (custom variants and baselines)  --sizes 0,1,2^20+7,2^10:2^28:2
-  --inputs random,constant,adversarial                       --offsets 0,1 (elements)
-  --seed N         input seed                                --verbose  one line per backend and size
-)";
+  raw_options raw;
+  return make_app(raw)->help();
 }
 
 }  // namespace reducelab::cli

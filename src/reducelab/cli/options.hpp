@@ -1,5 +1,6 @@
-// Command-line parsing for the `reducelab` tool. Pure host code with no registry or GPU dependency, so it
-// is unit-tested on any machine; name checks against the registry happen in commands.cu.
+// Command-line parsing for the `reducelab` tool (CLI11 underneath, kept out of this header). Pure host code
+// with no registry or GPU dependency, so it is unit-tested on any machine; name checks against the registry
+// happen in commands.cpp.
 #pragma once
 
 #include "reducelab/host/input_kind.hpp"
@@ -12,7 +13,7 @@
 namespace reducelab::cli {
 
 struct options {
-  std::string command;  // list, check, compare, report, diff, help
+  std::string command;  // list, check, compare, report, diff, methods, help
   bool json = false;
   bool verbose = false;
   std::vector<std::string> ops;       // functor names; empty: all
@@ -23,11 +24,18 @@ struct options {
   std::vector<std::size_t> offsets;   // empty: {0}
   std::uint64_t seed = 20261122;
   std::string mode = "cold";          // compare: cold, hot or both
-  std::string out_dir;                // compare: where JSON, CSV and the report go
+  std::string out_dir;                // compare, report, methods: where JSON, CSV and the report go
+  bool full = false;                  // compare: the full sweep instead of the quick default
+  std::string flush = "clean";        // compare: L2 flush before a cold sample: clean (memset + read pass) or memset
+  std::size_t samples = 0;            // compare: samples per backend and row; 0: the timing policy's default
+  bool hold = true;                   // compare: hold the stream with the blocking kernel (off only under a profiler)
+  bool confirm = true;                // compare: re-measure each row's best custom variant paired with CUB
+  std::string help_text;              // command "help": the text to print (the whole tool's or one subcommand's)
   std::vector<std::string> positional;
 };
 
 /// Parse argv (argv[0] is the program). Throws usage_error with a one-line message naming the problem.
+/// `--help`/`-h` (on the tool or on any command) and `help [COMMAND]` give command "help" with help_text set.
 options parse_options(int argc, const char* const* argv);
 
 /// Parse one size expression: 1000, 2^20, 2^20+7, 2^16-1, 1e6.
@@ -40,7 +48,7 @@ std::vector<std::size_t> parse_size_list(const std::string& text);
 /// Split "a,b,c" (empty items are an error).
 std::vector<std::string> split_list(const std::string& text, const std::string& option);
 
-/// The help text.
+/// The whole tool's help text (what `reducelab --help` prints).
 std::string usage();
 
 }  // namespace reducelab::cli

@@ -3,6 +3,7 @@
 //   is_commutative<OpT>       whether a op b == b op a (read from OpT::commutative; absent means "no",
 //                             so an undeclared functor is only ever run on order-preserving variants)
 //   builtin_kind<OpT>         which well-known operator OpT is, so a variant can use a hardware path for it
+//   is_nan_undefined<OpT>     whether NaN inputs are outside OpT's domain (read from OpT::nan_undefined)
 #pragma once
 
 #include <cuda/std/type_traits>
@@ -109,5 +110,20 @@ constexpr bool is_exact() {
 }
 template <class OpT, class T>
 inline constexpr bool is_exact_v = is_exact<OpT, T>();
+
+// ---------------------------------------------------------------------------------------------------------
+// NaN inputs
+// ---------------------------------------------------------------------------------------------------------
+
+/// `static constexpr bool nan_undefined = true;` in a functor says that its result on floating-point inputs
+/// holding a NaN is not defined: it may depend on the order the operands are combined in (maximum and minimum,
+/// `(a < b) ? b : a`). Such results are shown, not judged (check_status::undefined on `check --inputs nan`).
+/// Undeclared means false: a NaN input is judged like any other.
+template <class OpT, class Enable = void>
+struct is_nan_undefined : std::false_type {};
+template <class OpT>
+struct is_nan_undefined<OpT, std::void_t<decltype(OpT::nan_undefined)>> : std::bool_constant<OpT::nan_undefined> {};
+template <class OpT>
+inline constexpr bool is_nan_undefined_v = is_nan_undefined<OpT>::value;
 
 }  // namespace reducelab

@@ -4,12 +4,15 @@
 #pragma once
 
 #include "reducelab/core/traits.hpp"
+#include "reducelab/core/value_traits.hpp"
 #include "reducelab/host/input_kind.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -107,13 +110,43 @@ class host_array {
   std::size_t size_;
 };
 
+/// One in this many elements of a `nan` input (besides the first and the last) is a NaN.
+inline constexpr unsigned nan_input_spacing = 64;
+
+/// Whether input_kind::nan applies to T: only floating-point values have a NaN.
+template <class T>
+inline constexpr bool has_nan_input_v = std::is_floating_point_v<T>;
+
+/// Why input_kind::nan does not apply to T ("no NaN in int32 values ..."); empty where it does.
+template <class T>
+std::string nan_input_refusal() {
+  if constexpr (has_nan_input_v<T>) {
+    return {};
+  } else {
+    return std::string("no NaN in ") + value_name_v<T> + " values (input kind nan needs a floating-point type)";
+  }
+}
+
 /// n values of the given kind, reproducible from the seed. Adversarial inputs come from the functor
-/// (`adversarial_input<T>(scenario, rng, index, n)`); a functor without them gets random inputs.
+/// (`adversarial_input<T>(scenario, rng, index, n)`); a functor without them gets random inputs. A `nan`
+/// input is the functor's random values with the canonical quiet NaN at the first and the last position and
+/// at about 1 in nan_input_spacing others; for a T without NaN it throws std::invalid_argument (see
+/// nan_input_refusal) rather than hand back data that holds no NaN.
 template <class OpT, class T>
 host_array<T> make_inputs(input_kind kind, std::size_t n, std::uint64_t seed) {
   host_array<T> v(n);
   input_rng rng(seed);
-  if (kind == input_kind::constant) {
+  if (kind == input_kind::nan) {
+    if constexpr (has_nan_input_v<T>) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const T x = random_input<OpT, T>(rng, i);
+        const bool nan_here = i == 0 || i + 1 == n || rng() % nan_input_spacing == 0;
+        v[i] = nan_here ? std::numeric_limits<T>::quiet_NaN() : x;
+      }
+    } else {
+      throw std::invalid_argument(nan_input_refusal<T>());
+    }
+  } else if (kind == input_kind::constant) {
     const T c = constant_input<OpT, T>();
     for (std::size_t i = 0; i < n; ++i) v[i] = c;
   } else if (kind == input_kind::last_only) {

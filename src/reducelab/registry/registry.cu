@@ -14,6 +14,7 @@ const char* to_string(backend_family f) {
     case backend_family::custom: return "custom";
     case backend_family::thrust: return "thrust";
     case backend_family::cub: return "cub";
+    case backend_family::cpu: return "cpu";
   }
   return "?";
 }
@@ -24,6 +25,7 @@ const char* to_string(check_status s) {
     case check_status::fail: return "FAIL";
     case check_status::refused: return "REFUSED";
     case check_status::error: return "ERROR";
+    case check_status::undefined: return "UNDEFINED";
   }
   return "?";
 }

@@ -20,7 +20,8 @@
 
 namespace reducelab {
 
-enum class backend_family { custom, thrust, cub };
+/// custom: a ladder variant; thrust, cub: the libraries; cpu: the multi-threaded host baseline (compare only).
+enum class backend_family { custom, thrust, cub, cpu };
 const char* to_string(backend_family f);
 
 struct backend_descriptor {
@@ -31,6 +32,7 @@ struct backend_descriptor {
   std::string refusal;  // empty: it serves this (functor, type)
   bool preserves_order = false;
   bool deterministic = true;
+  bool host_synchronous = false;  // returns only when the result is ready: timed with the host clock
   std::string path;     // which code path this (functor, type) takes, where a variant has several
   bool applicable() const { return refusal.empty(); }
 };
@@ -44,13 +46,15 @@ struct check_request {
   int repeats = 1;                    // > 1: also require bitwise-identical results from deterministic backends
 };
 
-enum class check_status { pass, fail, refused, error };
+/// undefined: the input holds a NaN and the functor leaves NaN results undefined (is_nan_undefined, e.g.
+/// maximum over float): the result is recorded in result.got, not judged, and is never a failure.
+enum class check_status { pass, fail, refused, error, undefined };
 const char* to_string(check_status s);
 
 struct check_row {
   std::string backend;
   check_status status = check_status::error;
-  verdict result;       // for pass / fail
+  verdict result;       // for pass / fail; for undefined only result.got, what the backend returned
   std::string message;  // refusal reason, error text, or what failed
 };
 
@@ -60,6 +64,7 @@ struct timing_target {
   check_row validation;                       // validated once, before any timing; not timed unless it passed
   std::function<void(cudaStream_t)> enqueue;  // one reduction of the prepared data (empty when not runnable)
   std::size_t combine_depth = 0;              // the depth the floating-point bound was computed with
+  int threads = 0;                            // host threads (the CPU baseline), 0 for GPU backends
 };
 
 /// Device data for one (functor, type, size) and every backend's workspace, alive as long as this object.

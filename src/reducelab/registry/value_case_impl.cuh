@@ -3,6 +3,7 @@
 #pragma once
 
 #include "comparisons/baselines.cuh"
+#include "comparisons/cpu_baseline.hpp"
 #include "reducelab/core/device_buffer.hpp"
 #include "reducelab/core/type_list.hpp"
 #include "reducelab/core/value_traits.hpp"
@@ -15,6 +16,7 @@
 #include <thrust/device_vector.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -65,6 +67,8 @@ struct has_warp_path<B, OpT, T, std::void_t<decltype(B::template warp_path<OpT, 
 
 template <class T>
 struct prepared_data final : prepared_case {
+  std::unique_ptr<host_array<T>> host;  // the same values on the host, for the CPU baseline
+  T host_result{};                      // where the CPU baseline writes, so its work is kept
   thrust::device_vector<T> data;
   device_buffer out;
   std::vector<device_buffer> workspaces;
@@ -100,7 +104,8 @@ class value_case_impl final : public value_case {
                                                     const std::vector<std::string>& wanted,
                                                     cudaStream_t stream) const override {
     auto p = std::make_unique<detail::prepared_data<T>>();
-    const host_array<T> host = make_inputs<OpT, T>(input_kind::random, n, seed);
+    p->host = std::make_unique<host_array<T>>(make_inputs<OpT, T>(input_kind::random, n, seed));
+    const host_array<T>& host = *p->host;
     p->data = thrust::device_vector<T>(host.begin(), host.end());
     p->out = device_buffer(sizeof(T));
     p->n = n;
@@ -136,6 +141,7 @@ class value_case_impl final : public value_case {
             const std::size_t bytes = workspace_bytes<B, OpT, T>(n);
             p->workspaces.emplace_back(bytes);
             void* ws = p->workspaces.back().data();
+            t.backend.host_synchronous = B::traits.synchronizes_host;
             if constexpr (detail::has_call<B, OpT, T>::value) {
               // Thrust returns the value to the host itself: time exactly the library call.
               t.enqueue = [in, n](cudaStream_t s) { B::template call<OpT, T>(in, n, OpT{}, s); };
@@ -150,10 +156,13 @@ class value_case_impl final : public value_case {
       }
       p->targets.push_back(std::move(t));
     });
+    if (wanted.empty() || std::find(wanted.begin(), wanted.end(), baselines::cpu_parallel_reduce::name) != wanted.end())
+      p->targets.push_back(cpu_target(*p, reference()));
     return p;
   }
 
   std::vector<check_row> check_on_gpu(const check_request& r) const override {
+    if (r.kind == input_kind::nan && !has_nan_input_v<T>) return refuse_nan_input(r);
     const host_array<T> host = make_inputs<OpT, T>(r.kind, r.n + r.offset, r.seed);
     const thrust::device_vector<T> data(host.begin(), host.end());
     const T* in = thrust::raw_pointer_cast(data.data()) + r.offset;
@@ -194,6 +203,35 @@ class value_case_impl final : public value_case {
   }
 
  private:
+  /// The multi-threaded host reduction of the same data, validated like every backend.
+  static timing_target cpu_target(detail::prepared_data<T>& p, const T* exact_reference) {
+    using cpu = baselines::cpu_parallel_reduce;
+    timing_target t;
+    t.backend.name = cpu::name;
+    t.backend.summary = cpu::summary;
+    t.backend.family = backend_family::cpu;
+    t.backend.preserves_order = true;
+    t.backend.host_synchronous = true;
+    t.threads = cpu::threads();
+    t.validation.backend = cpu::name;
+    const T* x = p.host->data();
+    const std::size_t n = p.n;
+    const T got = cpu::reduce(x, n, OpT{});
+    t.combine_depth = cpu::combine_depth(n);
+    if (exact_reference != nullptr) {
+      t.validation.result.got = value_to_string(got);
+      t.validation.result.want = value_to_string(*exact_reference);
+      t.validation.result.ok = values_equal(got, *exact_reference);
+    } else {
+      t.validation.result = judge<OpT, T>(x, n, got, t.combine_depth);
+    }
+    t.validation.status = t.validation.result.ok ? check_status::pass : check_status::fail;
+    if (!t.validation.result.ok) t.validation.message = "got " + t.validation.result.got + ", want " + t.validation.result.want;
+    T* sink = &p.host_result;
+    if (t.validation.status == check_status::pass) t.enqueue = [x, n, sink](cudaStream_t) { *sink = cpu::reduce(x, n, OpT{}); };
+    return t;
+  }
+
   template <class B>
   static backend_descriptor describe() {
     backend_descriptor d;
@@ -205,8 +243,37 @@ class value_case_impl final : public value_case {
     if constexpr (why != nullptr) d.refusal = why;
     d.preserves_order = B::traits.preserves_order;
     d.deterministic = B::traits.deterministic;
+    d.host_synchronous = B::traits.synchronizes_host;
     if constexpr (detail::has_warp_path<B, OpT, T>::value) d.path = B::template warp_path<OpT, T>();
     return d;
+  }
+
+  /// T has no NaN (int32, a struct...): an input of kind nan is refused for every requested backend, never
+  /// run on data that holds no NaN.
+  static std::vector<check_row> refuse_nan_input(const check_request& r) {
+    std::vector<check_row> rows;
+    for_each_type(detail::all_backends{}, [&](auto tag) {
+      using B = typename decltype(tag)::type;
+      if (!r.backends.empty() && std::find(r.backends.begin(), r.backends.end(), B::name) == r.backends.end()) return;
+      check_row row;
+      row.backend = B::name;
+      row.status = check_status::refused;
+      row.message = nan_input_refusal<T>();
+      rows.push_back(std::move(row));
+    });
+    return rows;
+  }
+
+  /// Whether this request's result is outside OpT's domain: a NaN input to a functor that leaves NaN results
+  /// undefined (maximum, minimum over floating point). Such a result is shown (check_status::undefined), not
+  /// judged. Only `nan` inputs are scanned; the other kinds of these functors hold no NaN.
+  static bool result_undefined(const T* host_in, const check_request& r) {
+    if constexpr (is_nan_undefined_v<OpT> && std::is_floating_point_v<T>) {
+      return r.kind == input_kind::nan &&
+             std::any_of(host_in, host_in + r.n, [](const T& x) { return std::isnan(x); });
+    } else {
+      return false;
+    }
   }
 
   template <class B>
@@ -214,6 +281,7 @@ class value_case_impl final : public value_case {
                                  const T* exact_reference) {
     check_row row;
     row.backend = B::name;
+    const bool undefined = result_undefined(host_in, r);
     const std::size_t bytes = workspace_bytes<B, OpT, T>(r.n);
     device_buffer workspace(bytes);
     std::size_t depth = std::numeric_limits<std::size_t>::max();
@@ -227,6 +295,13 @@ class value_case_impl final : public value_case {
       T got;
       CUDA_TRY(cudaMemcpyAsync(&got, out, sizeof(T), cudaMemcpyDeviceToHost, stream));
       CUDA_TRY(cudaStreamSynchronize(stream));
+      if (rep == 0 && undefined) {
+        // Recorded as returned; no want, no repeat: backends may differ here, and none of them is wrong.
+        row.status = check_status::undefined;
+        row.result.got = value_to_string(got);
+        row.message = "NaN in the input, where this functor's result is undefined: shown, not judged";
+        break;
+      }
       if (rep == 0) {
         first = got;
         if (exact_reference != nullptr) {

@@ -23,7 +23,8 @@ struct cpu_finish {
       "one device-sized pass of contiguous block ranges, partials copied to the host and combined there in order";
   static constexpr variant_traits traits = {/*ladder_step*/ 14, /*needs_commutative*/ false, /*max_value_bytes*/ 0,
                                             /*needs_cooperative_launch*/ false, /*power_of_two_block*/ false,
-                                            /*preserves_order*/ true, /*deterministic*/ true};
+                                            /*preserves_order*/ true, /*deterministic*/ true,
+                                            /*synchronizes_host*/ true};
   struct policy {
     static constexpr int block_threads = 256;
     static constexpr int blocks_per_sm = 4;  // 4 x 256: half an SM's threads, fewer partials for the CPU

@@ -34,6 +34,9 @@ struct variant_traits {
   bool power_of_two_block = false;      // its tree halves the block, so the block size is a power of two
   bool preserves_order = false;         // a non-commutative functor gives exactly the in-order result
   bool deterministic = true;            // same input, same launch: bitwise the same result every run
+  bool synchronizes_host = false;       // it waits for the GPU inside the call (a host finish, a library that
+                                        // copies the result back): it cannot run on a held stream, so the
+                                        // timing engine times it with the host clock
 };
 
 namespace detail {

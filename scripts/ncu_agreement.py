@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Nsight Compute as a second instrument: compare its kernel durations and DRAM bytes with ReduceLab's timings.
+
+Each CSV is `ncu --csv --page raw --print-units base --metrics gpu__time_duration.sum,dram__bytes_read.sum` over
+`reducelab compare --variants V --sizes N --no-hold --no-confirm --samples S`, named ncu_<tag>.csv with a sibling
+<tag>.json (that run's results, which say how many times V ran: 1 validation + warm-up + samples). The kernels of
+one backend run in a fixed sequence, so the kernel list splits into equal runs; a run's time is the sum of its
+kernels' durations, and its bytes the sum of their DRAM reads. ncu replays each kernel alone with the caches
+flushed (--cache-control all) and clocks left alone (--clock-control none), so its figure is the cold kernel time
+without the launch gaps between a backend's kernels; ReduceLab's held-stream event time includes those gaps.
+"""
+import csv
+import json
+import statistics
+import sys
+from pathlib import Path
+
+IGNORED_KERNELS = ("read_pass", "blocking_kernel")  # the L2 flush and the stream hold, not the reduction
+
+
+def number(text):
+    return float(text.replace(",", ""))
+
+
+def kernels(csv_path):
+    rows = []
+    lines = [l for l in Path(csv_path).read_text().splitlines() if l.startswith('"')]
+    for r in csv.DictReader(lines):
+        if not r.get("ID", "").isdigit():
+            continue  # the units row
+        name = r.get("Kernel Name", "")
+        if any(k in name for k in IGNORED_KERNELS):
+            continue
+        rows.append((name, number(r["gpu__time_duration.sum"]) / 1e3, number(r["dram__bytes_read.sum"])))
+    return rows
+
+
+def main(ref_json, csv_paths):
+    ref = json.loads(Path(ref_json).read_text())
+    ref_median = {(r["variant"], r["n"]): r["median_us"] for r in ref["rows"] if r.get("timed")}
+    print("| backend | n | kernels/run | ncu µs/run (median) | ReduceLab µs (held, clean-cold) | ncu / ReduceLab "
+          "| DRAM read/run | bytes to read | DRAM / bytes |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for path in csv_paths:
+        run = json.loads(Path(path).with_suffix(".json").read_text())
+        row = next(r for r in run["rows"] if r.get("timed"))
+        variant, n, bytes_read = row["variant"], row["n"], row["bytes_read"]
+        runs = 1 + run["timing"]["warmup_runs"] + run["timing"]["samples"]
+        ks = kernels(path)
+        if not ks or len(ks) % runs:
+            print(f"| {variant} | {n} | ? ({len(ks)} kernels for {runs} runs) | | | | | | |")
+            continue
+        per = len(ks) // runs
+        times = [sum(k[1] for k in ks[i * per:(i + 1) * per]) for i in range(runs)]
+        dram = [sum(k[2] for k in ks[i * per:(i + 1) * per]) for i in range(runs)]
+        t, d = statistics.median(times), statistics.median(dram)
+        mine = ref_median.get((variant, n))
+        ratio = f"{t / mine:.3f}" if mine else "-"
+        mine_text = f"{mine:.2f}" if mine else "-"
+        label = f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+        print(f"| {variant} | {label} | {per} | {t:.2f} | {mine_text} | {ratio} | {d / 2**20:.2f} MiB "
+              f"| {bytes_read / 2**20:.2f} MiB | {d / bytes_read:.3f} |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        sys.exit("usage: ncu_agreement.py REFERENCE_RESULTS.json ncu_*.csv")
+    main(sys.argv[1], sys.argv[2:])

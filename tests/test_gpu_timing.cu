@@ -1,0 +1,98 @@
+// GPU: the timing engine itself. The stream hold must release on time and give up on its own when nobody
+// releases it; the engine must return one sample per round for every backend and time synchronous work with the
+// host clock. (Whether the figures are right is the device run's business: `reducelab methods` and the Nsight
+// Compute step.)
+#include "comparisons/timing/engine.hpp"
+#include "comparisons/timing/stream_hold.hpp"
+#include "reducelab/core/device_buffer.hpp"
+#include "reducelab/core/error.hpp"
+#include "tests/gpu_test.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+namespace rt = reducelab::timing;
+
+namespace {
+__global__ void spin_a_little() {
+  const long long start = clock64();
+  while (clock64() - start < 20000) {
+  }
+}
+}  // namespace
+
+TEST(GpuStreamHold, ReleasedInTimeIsNotATimeout) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  reducelab::stream_owner s;
+  rt::stream_hold hold;
+  hold.hold(s.get());
+  spin_a_little<<<1, 32, 0, s.get()>>>();
+  hold.release();
+  CUDA_TRY(cudaStreamSynchronize(s.get()));
+  EXPECT_FALSE(hold.timed_out());
+}
+
+TEST(GpuStreamHold, NobodyReleasingItTimesOutInsteadOfHanging) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  reducelab::stream_owner s;
+  rt::stream_hold hold(std::chrono::milliseconds(20));
+  const auto t0 = std::chrono::steady_clock::now();
+  hold.hold(s.get());
+  CUDA_TRY(cudaStreamSynchronize(s.get()));  // no release: the kernel must give up by itself
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(hold.timed_out());
+  EXPECT_GE(ms, 15.0);
+  EXPECT_LT(ms, 2000.0);
+}
+
+TEST(GpuEngine, OneSamplePerRoundForEveryBackendInEveryMode) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  reducelab::stream_owner s;
+  rt::engine engine(s.get(), 1 << 20);
+  int synchronous_calls = 0;
+  const std::vector<rt::timed_work> works = {
+      {"spin", false, [](cudaStream_t st) { spin_a_little<<<1, 32, 0, st>>>(); }},
+      {"sleep 200 us on the host", true,
+       [&](cudaStream_t) {
+         ++synchronous_calls;
+         std::this_thread::sleep_for(std::chrono::microseconds(200));
+       }}};
+  for (const auto cache : {rt::cache_state::cold, rt::cache_state::hot}) {
+    rt::measurement_plan plan;
+    plan.cache = cache;
+    plan.rounds = 7;
+    plan.warmup_runs = 2;
+    synchronous_calls = 0;
+    const auto m = engine.measure(works, plan);
+    ASSERT_EQ(m.size(), 2u);
+    EXPECT_EQ(m[0].us.size(), 7u);
+    EXPECT_EQ(m[1].us.size(), 7u);
+    EXPECT_EQ(m[0].clock, rt::clock_method::events_held);
+    EXPECT_EQ(m[1].clock, rt::clock_method::host_clock);
+    for (double us : m[0].us) EXPECT_GT(us, 0.0);
+    for (double us : m[1].us) EXPECT_GE(us, 190.0);  // the host clock saw the whole call
+    // warm-up + samples, and in hot mode one untimed run before each sample
+    EXPECT_EQ(synchronous_calls, 2 + 7 * (cache == rt::cache_state::hot ? 2 : 1));
+  }
+}
+
+TEST(GpuEngine, WorkThatSynchronizesOnAHeldStreamIsRefusedNotHung) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  reducelab::stream_owner s;
+  rt::engine engine(s.get(), 1 << 20);
+  // Declared stream-ordered but waits for its stream: on a held stream it can only time out.
+  const std::vector<rt::timed_work> works = {
+      {"synchronizes", false, [](cudaStream_t st) { CUDA_TRY(cudaStreamSynchronize(st)); }}};
+  rt::measurement_plan plan;
+  plan.rounds = 1;
+  plan.warmup_runs = 0;
+  try {
+    engine.measure(works, plan);
+    FAIL() << "a synchronizing work item was timed on a held stream";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("synchronizes"), std::string::npos) << e.what();
+  }
+}
