@@ -193,39 +193,76 @@ void add_ratio(json& row, const char* prefix, const std::vector<double>* referen
   row[std::string("verdict_vs_") + prefix] = to_string(timing::classify(ci));
 }
 
-/// The table printed at the end: one line per confirmation (the best custom variant re-measured with CUB).
+/// The table printed at the end: one line per (functor, type, n, mode), the best custom variant against CUB from
+/// the confirmation round where there was one, else from the main rounds.
 std::string summary_table(const json& results) {
-  std::map<std::string, const json*> thrust_of, cpu_of;
-  auto key = [](const json& r) {
-    return r["functor"].get<std::string>() + "/" + r["type"].get<std::string>() + "|" +
-           std::to_string(r["n"].get<std::size_t>()) + "|" + r["mode"].get<std::string>();
+  struct group {
+    std::string what, mode;
+    std::size_t n = 0;
+    const json* best = nullptr;
+    const json* cub = nullptr;
+    const json* thrust = nullptr;
+    const json* cpu = nullptr;
+    const json* confirmation = nullptr;
+  };
+  std::vector<group> groups;
+  auto find = [&](const json& r) -> group& {
+    const std::string what = r["functor"].get<std::string>() + "/" + r["type"].get<std::string>();
+    const std::size_t n = r["n"].get<std::size_t>();
+    const std::string mode = r["mode"].get<std::string>();
+    for (auto& g : groups)
+      if (g.what == what && g.n == n && g.mode == mode) return g;
+    groups.push_back({what, mode, n});
+    return groups.back();
   };
   for (const auto& r : results["rows"]) {
     if (!r["timed"].get<bool>()) continue;
+    group& g = find(r);
     const std::string v = r["variant"].get<std::string>();
-    if (v == thrust_reduce || v == thrust_scan) thrust_of[key(r)] = &r;
-    if (r["family"] == "cpu") cpu_of[key(r)] = &r;
+    if (r["family"] == "custom" && (!g.best || r["median_us"].get<double>() < (*g.best)["median_us"].get<double>()))
+      g.best = &r;
+    if (v == cub_reduce || v == cub_scan) g.cub = &r;
+    if (v == thrust_reduce || v == thrust_scan) g.thrust = &r;
+    if (r["family"] == "cpu") g.cpu = &r;
   }
+  for (const auto& c : results["confirmations"]) find(c).confirmation = &c;
+
   std::ostringstream s;
   s << std::left << std::setw(26) << "functor/type" << std::setw(6) << "n" << std::setw(5) << "mode" << std::setw(25)
-    << "best custom (confirmed)" << std::right << std::setw(10) << "us" << std::setw(10) << "CUB us" << std::setw(22)
+    << "best custom" << std::right << std::setw(10) << "us" << std::setw(10) << "CUB us" << std::setw(22)
     << "x CUB [95% CI]" << std::setw(6) << "" << std::setw(10) << "Thrust us" << std::setw(10) << "CPU us" << "\n";
   s << std::fixed;
-  for (const auto& c : results["confirmations"]) {
-    const std::string k = c["functor"].get<std::string>() + "/" + c["type"].get<std::string>() + "|" +
-                          std::to_string(c["n"].get<std::size_t>()) + "|" + c["mode"].get<std::string>();
-    std::ostringstream ci;
-    ci << std::fixed << std::setprecision(2) << c["ratio"].get<double>() << " [" << c["ratio_ci"][0].get<double>()
-       << ", " << c["ratio_ci"][1].get<double>() << "]";
-    s << std::left << std::setw(26) << (c["functor"].get<std::string>() + "/" + c["type"].get<std::string>())
-      << std::setw(6) << size_label(c["n"].get<std::size_t>()) << std::setw(5) << c["mode"].get<std::string>()
-      << std::setw(25) << c["variant"].get<std::string>() << std::right << std::setprecision(2) << std::setw(10)
-      << c["custom_median_us"].get<double>() << std::setw(10) << c["reference_median_us"].get<double>()
-      << std::setw(22) << ci.str() << std::setw(6) << c["verdict"].get<std::string>();
-    const auto t = thrust_of.find(k);
-    const auto p = cpu_of.find(k);
-    s << std::setprecision(1) << std::setw(10) << (t == thrust_of.end() ? NAN : (*t->second)["median_us"].get<double>())
-      << std::setw(10) << (p == cpu_of.end() ? NAN : (*p->second)["median_us"].get<double>()) << "\n";
+  auto ratio_text = [](double ratio, const json& ci) {
+    std::ostringstream t;
+    t << std::fixed << std::setprecision(2) << ratio << " [" << ci[0].get<double>() << ", " << ci[1].get<double>()
+      << "]";
+    return t.str();
+  };
+  auto median = [](const json* r) { return r ? (*r)["median_us"].get<double>() : NAN; };
+  for (const auto& g : groups) {
+    if (!g.best) continue;
+    s << std::left << std::setw(26) << g.what << std::setw(6) << size_label(g.n) << std::setw(5) << g.mode;
+    std::string name, ratio, verdict;
+    double mine = 0, cub = NAN;
+    if (g.confirmation) {
+      const json& c = *g.confirmation;
+      name = c["variant"].get<std::string>() + "*";
+      mine = c["custom_median_us"].get<double>();
+      cub = c["reference_median_us"].get<double>();
+      ratio = ratio_text(c["ratio"].get<double>(), c["ratio_ci"]);
+      verdict = c["verdict"].get<std::string>();
+    } else {
+      name = (*g.best)["variant"].get<std::string>();
+      mine = median(g.best);
+      cub = median(g.cub);
+      if (g.best->contains("speedup_vs_cub_ci")) {
+        ratio = ratio_text((*g.best)["speedup_vs_cub"].get<double>(), (*g.best)["speedup_vs_cub_ci"]);
+        verdict = (*g.best)["verdict_vs_cub"].get<std::string>();
+      }
+    }
+    s << std::setw(25) << name << std::right << std::setprecision(2) << std::setw(10) << mine << std::setw(10) << cub
+      << std::setw(22) << ratio << std::setw(6) << verdict << std::setprecision(1) << std::setw(10) << median(g.thrust)
+      << std::setw(10) << median(g.cpu) << "\n";
   }
   return s.str();
 }
@@ -453,8 +490,8 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
   report::write_csv(results, out_dir + "/results.csv");
   report::write_report(results, out_dir);
   out << "\n" << summary_table(results);
-  out << "x CUB = CUB median / custom median in the confirmation round (above 1: custom faster); win/loss only when "
-         "the 95 % interval excludes 1, else tie\n";
+  out << "x CUB = CUB median / custom median (above 1: custom faster), * = from the confirmation round; win/loss "
+         "only when the 95 % interval excludes 1, else tie\n";
   if (!group_clocks.empty())
     out << "clock guard: " << flagged_groups << " of " << group_clocks.size() << " groups ran below the run's norm\n";
   out << "wrote " << json_path << ", " << out_dir << "/results.csv, " << out_dir << "/report.md and " << out_dir

@@ -27,6 +27,9 @@ __global__ void spin_a_little() {
 TEST(GpuStreamHold, ReleasedInTimeIsNotATimeout) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   reducelab::stream_owner s;
+  // Load the kernel first: with CUDA's lazy loading, a first launch behind a held stream waits for the hold.
+  spin_a_little<<<1, 32, 0, s.get()>>>();
+  CUDA_TRY(cudaStreamSynchronize(s.get()));
   rt::stream_hold hold;
   hold.hold(s.get());
   spin_a_little<<<1, 32, 0, s.get()>>>();

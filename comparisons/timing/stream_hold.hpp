@@ -3,6 +3,8 @@
 // it and the host's launch latency lands inside the interval (an empty kernel reads 5.7-6.7 µs that way on an
 // H100, 3.0 µs held). NVBench's `blocking_kernel` does the same; ours adds a bounded wait, so that a host that
 // is descheduled (or a work item that synchronizes by mistake) costs one discarded sample, never a hang.
+// Every kernel run behind a hold must have run once before: with CUDA's lazy module loading (the default), the
+// first launch of a kernel may wait for the context, i.e. for the hold. The engine's warm-up runs see to that.
 #pragma once
 
 #include <cuda_runtime_api.h>
