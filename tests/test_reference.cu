@@ -159,3 +159,24 @@ TEST(Inputs, NeverAllZerosAndReproducible) {
   const auto c = reducelab::make_inputs<fn::plus, float>(reducelab::input_kind::constant, 10, 1);
   EXPECT_EQ(c[9], 1.0f);
 }
+
+TEST(ReferenceScope, OneExactReferencePerInputWhileTheScopeLives) {
+  std::vector<float> x = {1, 2, 3};
+  std::vector<float> y = {1, 2, 3};
+  {
+    const reducelab::reference_scope scope;
+    EXPECT_TRUE(judge<fn::plus>(x.data(), x.size(), 6.0f).ok);
+    EXPECT_TRUE(judge<fn::multiplies>(x.data(), x.size(), 6.0f).ok);
+    // Breaks the scope's contract on purpose, to see that the first reference was kept, not recomputed.
+    x[0] = 100;
+    EXPECT_TRUE(judge<fn::plus>(x.data(), x.size(), 6.0f).ok);
+    EXPECT_TRUE(judge<fn::multiplies>(x.data(), x.size(), 6.0f).ok);
+    // Another input (address) gets its own reference.
+    y[0] = 10;
+    EXPECT_TRUE(judge<fn::plus>(y.data(), y.size(), 15.0f).ok);
+  }
+  // Without a scope every judgement computes afresh.
+  EXPECT_FALSE(judge<fn::plus>(x.data(), x.size(), 6.0f).ok);
+  EXPECT_TRUE(judge<fn::plus>(x.data(), x.size(), 105.0f).ok);
+  EXPECT_TRUE(judge<fn::multiplies>(x.data(), x.size(), 600.0f).ok);
+}

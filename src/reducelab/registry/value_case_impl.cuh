@@ -105,6 +105,7 @@ class value_case_impl final : public value_case {
                                                     cudaStream_t stream) const override {
     auto p = std::make_unique<detail::prepared_data<T>>();
     p->host = std::make_unique<host_array<T>>(make_inputs<OpT, T>(input_kind::random, n, seed));
+    const reference_scope one_reference;  // every backend is judged on this one input: one exact reference
     const host_array<T>& host = *p->host;
     p->data = thrust::device_vector<T>(host.begin(), host.end());
     p->out = device_buffer(sizeof(T));
@@ -164,6 +165,7 @@ class value_case_impl final : public value_case {
   std::vector<check_row> check_on_gpu(const check_request& r) const override {
     if (r.kind == input_kind::nan && !has_nan_input_v<T>) return refuse_nan_input(r);
     const host_array<T> host = make_inputs<OpT, T>(r.kind, r.n + r.offset, r.seed);
+    const reference_scope one_reference;  // every backend is judged on this one input: one exact reference
     const thrust::device_vector<T> data(host.begin(), host.end());
     const T* in = thrust::raw_pointer_cast(data.data()) + r.offset;
     const T* host_in = host.data() + r.offset;
