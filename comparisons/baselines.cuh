@@ -131,9 +131,10 @@ struct thrust_scan_last {
   static constexpr const char* name = "thrust::inclusive_scan(last)";
   static constexpr const char* summary = "thrust::inclusive_scan into a scratch vector, last element copied out";
   static constexpr family library = family::thrust;
-  // par_nosync still allocates its temporary storage per call, and freeing it synchronizes the device.
-  static constexpr variant_traits traits = {0, false, 0, false, false, /*preserves_order*/ true, true,
-                                            /*synchronizes_host*/ true};
+  // Stream-ordered: with par_nosync the call returns while the scan is still queued (an H100 run that timed it
+  // with the host clock saw 267 µs for a 2^28 scan of 8-byte values that takes 3.7 ms on the GPU), so it is
+  // timed with events like CUB's scan; the engine refuses a host-synchronous claim that leaves work queued.
+  static constexpr variant_traits traits = {0, false, 0, false, false, /*preserves_order*/ true, true};
 
   template <class OpT, class T>
   static constexpr const char* extra_refusal() {

@@ -315,6 +315,8 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
       << rs.samples << " interleaved samples, flush " << to_string(rs.flush) << (rs.hold ? "" : ", stream NOT held")
       << "; results to " << out_dir << "\n";
   if (!clocks.available()) out << "clock guard: " << clocks.why_unavailable() << "\n";
+  // The before/after table of the method, from this device and this run (about a second), for the report.
+  if (o.variants.empty() && rs.hold) results["method_check"] = measure_timing_methods({}, o.seed);
   out << std::flush;
 
   // Progress: the time left is estimated from the time spent so far per byte of input (plus a fixed cost per

@@ -50,7 +50,8 @@ json merge_results(const std::vector<json>& parts, const std::vector<std::string
     }
     append_all(merged, p, "confirmations");
     append_all(merged, p, "hot_not_measured");
-    if (!merged.contains("nan_semantics") && p.contains("nan_semantics")) merged["nan_semantics"] = p["nan_semantics"];
+    for (const char* once : {"nan_semantics", "method_check"})  // measured by each part alike: the first one's
+      if (!merged.contains(once) && p.contains(once)) merged[once] = p[once];
     command_lines += (i ? " + " : "") + string_at(p, "command_line");
   }
   merged["command_line"] = command_lines;

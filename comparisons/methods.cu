@@ -7,6 +7,7 @@
 //   new cold   clean flush (memset + read pass), held stream
 //   new hot    held stream, data resident; only where the input fits in L2
 // Each regime is one interleaved measurement over all the work items.
+#include "comparisons/report_methods.hpp"
 #include "comparisons/timing/engine.hpp"
 #include "comparisons/timing/statistics.hpp"
 #include "reducelab/cli/commands.hpp"
@@ -54,11 +55,11 @@ std::string label(std::size_t n) {
 
 }  // namespace
 
-int run_methods(const options& o, std::ostream& out) {
-  require_gpu("methods");
+nlohmann::ordered_json measure_timing_methods(const std::vector<std::size_t>& requested_sizes, std::uint64_t seed) {
   const std::vector<std::size_t> sizes =
-      o.sizes.empty() ? std::vector<std::size_t>{std::size_t{1} << 16, std::size_t{1} << 20, std::size_t{1} << 24}
-                      : o.sizes;
+      requested_sizes.empty()
+          ? std::vector<std::size_t>{std::size_t{1} << 16, std::size_t{1} << 20, std::size_t{1} << 24}
+          : requested_sizes;
   const device_info& dev = current_device();
   const std::size_t hot_max = static_cast<std::size_t>(dev.l2_bytes) / 2;
   stream_owner stream;
@@ -67,7 +68,7 @@ int run_methods(const options& o, std::ostream& out) {
   // Inputs: random non-zero int32, one buffer per size, CUB's temporary storage sized once.
   std::vector<device_buffer> inputs, temps;
   device_buffer result(sizeof(int));
-  std::mt19937 rng(static_cast<unsigned>(o.seed));
+  std::mt19937 rng(static_cast<unsigned>(seed));
   for (std::size_t n : sizes) {
     if (n == 0) throw usage_error("--sizes: methods times non-empty inputs");
     std::vector<int> host(n);
@@ -104,23 +105,18 @@ int run_methods(const options& o, std::ostream& out) {
   j["samples"] = method_samples;
   j["statistic"] = "median";
   j["regimes"] = nlohmann::ordered_json::array();
-  std::vector<std::vector<std::string>> cells(works.size());
   for (const auto& r : regimes) {
     timing::measurement_plan plan;
     plan.cache = r.cache;
     plan.flush = r.flush;
     plan.hold = r.hold;
     plan.rounds = method_samples;
-    plan.seed = o.seed;
+    plan.seed = seed;
     const auto samples = engine.measure(works, plan);
     nlohmann::ordered_json jr = {{"regime", r.name}, {"rows", nlohmann::ordered_json::array()}};
     for (std::size_t i = 0; i < works.size(); ++i) {
       const bool too_big = r.cache == timing::cache_state::hot && r.hold && bytes_of[i] > hot_max;
       const auto sum = timing::summarize(samples[i].us);
-      std::ostringstream cell;
-      if (too_big) cell << "not hot (> L2/2)";
-      else cell << std::fixed << std::setprecision(2) << sum.median << " [" << sum.p10 << ", " << sum.p90 << "]";
-      cells[i].push_back(cell.str());
       jr["rows"].push_back({{"work", works[i].name},
                             {"median_us", too_big ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(sum.median)},
                             {"p10_us", sum.p10},
@@ -129,18 +125,15 @@ int run_methods(const options& o, std::ostream& out) {
     }
     j["regimes"].push_back(jr);
   }
+  return j;
+}
 
-  out << "reducelab methods on " << dev.name << ": median µs [p10, p90] of " << method_samples
-      << " interleaved samples per regime\n\n| work |";
-  for (const auto& r : regimes) out << " " << r.name << " |";
-  out << "\n|---|";
-  for (std::size_t i = 0; i < std::size(regimes); ++i) out << "---:|";
-  out << "\n";
-  for (std::size_t i = 0; i < works.size(); ++i) {
-    out << "| " << works[i].name << " |";
-    for (const auto& c : cells[i]) out << " " << c << " |";
-    out << "\n";
-  }
+int run_methods(const options& o, std::ostream& out) {
+  require_gpu("methods");
+  const auto j = measure_timing_methods(o.sizes, o.seed);
+  out << "reducelab methods on " << j["device"].get<std::string>() << ": median µs [p10, p90] of " << method_samples
+      << " interleaved samples per regime\n\n"
+      << report::render_methods_table(j);
   if (!o.out_dir.empty()) {
     std::filesystem::create_directories(o.out_dir);
     std::ofstream(o.out_dir + "/methods.json") << j.dump(1) << "\n";

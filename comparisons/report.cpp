@@ -4,6 +4,7 @@
 #include "comparisons/report.hpp"
 
 #include "comparisons/commands_report.hpp"
+#include "comparisons/report_methods.hpp"
 #include "comparisons/report_nan.hpp"
 #include "comparisons/results_view.hpp"
 #include "reducelab/core/error.hpp"
@@ -290,7 +291,7 @@ std::string render_header(const results_index& idx) {
     timing_text += "; **hot**: one untimed run first, data resident in L2";
     if (const auto h = number_at(timing, "hot_max_bytes")) timing_text += ", measured only up to " + fmt_bytes(*h);
     timing_text += "; stream-ordered backends: " + string_at(timing, "stream_ordered_clock", "?") +
-                   "; synchronous ones (Thrust, `cpu_finish`, the CPU baseline): " +
+                   "; synchronous ones (`thrust::reduce`, `cpu_finish`, the CPU baseline): " +
                    string_at(timing, "synchronous_clock", "?");
     timing_text += "; intervals: " + string_at(timing, "interval", "?");
   } else {
@@ -319,10 +320,12 @@ std::string render_header(const results_index& idx) {
          "ratio counts as a win or a loss only when its interval excludes 1. The best custom variant of each row "
          "is measured again in a confirmation round paired with CUB, and the summary shows that round.\n\n";
   s << "> **`thrust::reduce` cannot be held**: it allocates temporary storage, synchronizes and copies the result "
-       "back to the host inside the call, so Thrust rows are timed with the host clock around the call, and that "
-       "time includes the launch and the copy. CUB and the custom variants leave the result in device memory, so "
+       "back to the host inside the call, so its rows are timed with the host clock around the call, and that "
+       "time includes the launch and the copy (the Thrust scan workaround, `par_nosync`, is stream-ordered and "
+       "timed with events). CUB and the custom variants leave the result in device memory, so "
        "at small sizes the Thrust column measures that overhead as much as the reduction. The CPU baseline "
-       "(`cpu::parallel_reduce`, OpenMP over all host threads, data already in host memory) is timed the same way; "
+       "(`cpu::parallel_reduce`, OpenMP over all host threads but two, data already in host memory) is timed the "
+       "same way; "
        "the GPU's L2 flush does nothing to the CPU's caches.\n\n";
   if (const auto hot = r.find("hot_not_measured"); hot != r.end() && hot->is_array() && !hot->empty())
     s << "Hot mode was not measured for " << hot->size() << " (functor, type, n) group(s) whose input does not fit "
@@ -995,8 +998,8 @@ std::vector<plot_spec> plan_plots(const json& results) {
 
 std::string render_markdown(const json& results, const std::string& plots_subdir) {
   const results_index idx(results);
-  return render_header(idx) + render_summary(idx) + render_ladder(idx) + render_failures(idx) +
-         render_nan_section(results) +
+  return render_header(idx) + render_methods_section(results) + render_summary(idx) + render_ladder(idx) +
+         render_failures(idx) + render_nan_section(results) +
          render_plot_links(idx, plan_plots(results), plots_subdir);
 }
 

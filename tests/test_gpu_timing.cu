@@ -99,3 +99,23 @@ TEST(GpuEngine, WorkThatSynchronizesOnAHeldStreamIsRefusedNotHung) {
     EXPECT_NE(std::string(e.what()).find("synchronizes"), std::string::npos) << e.what();
   }
 }
+
+TEST(GpuEngine, AHostClockClaimThatLeavesWorkQueuedIsRefused) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  reducelab::stream_owner s;
+  rt::engine engine(s.get(), 1 << 20);
+  // Declared synchronous, but returns while its kernel may still run: the host clock would time the enqueue only.
+  const std::vector<rt::timed_work> works = {{"returns early", true, [](cudaStream_t st) {
+                                                spin_a_little<<<1, 32, 0, st>>>();
+                                                spin_a_little<<<1, 32, 0, st>>>();
+                                              }}};
+  rt::measurement_plan plan;
+  plan.rounds = 3;
+  plan.warmup_runs = 1;
+  try {
+    engine.measure(works, plan);
+    FAIL() << "work left queued was timed with the host clock";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("still queued"), std::string::npos) << e.what();
+  }
+}

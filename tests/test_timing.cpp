@@ -220,3 +220,27 @@ TEST(HotCold, HotIsNeverSlowerThanColdInTheRecordedRun) {
   EXPECT_GE(pairs, 500u);  // the fixture holds a real sweep, not a handful of rows
   EXPECT_GE(event_hot_faster, event_pairs * 99 / 100) << event_hot_faster << " of " << event_pairs;
 }
+
+TEST(ReportMethods, TheBeforeAfterTableComesFromTheRunsOwnMeasurement) {
+  json r = run_with({row("many_per_thread", "custom", 1024, 5.0)});
+  auto regime = [](const char* name, json median) {
+    return json{{"regime", name},
+                {"rows", json::array({{{"work", "empty kernel"}, {"median_us", 3.0}, {"p10_us", 2.9}, {"p90_us", 3.2}},
+                                      {{"work", "cub::DeviceReduce::Sum int32 2^24"},
+                                       {"median_us", median},
+                                       {"p10_us", 28.5},
+                                       {"p90_us", 30.4}}})}};
+  };
+  r["method_check"] = {{"samples", 50},
+                       {"regimes", json::array({regime("old hot (idle stream)", 29.3), regime("new hot (held)", nullptr)})}};
+  const std::string md = rr::render_markdown(r, "plots");
+  const auto at = md.find("## Timing method: old against new");
+  ASSERT_NE(at, std::string::npos) << md;
+  EXPECT_LT(at, md.find("## Summary"));  // the method comes before the numbers it qualifies
+  EXPECT_NE(md.find("| old hot (idle stream) | new hot (held) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| cub::DeviceReduce::Sum int32 2^24 | 29.30 [28.50, 30.40] | not measured (input > L2/2) |"),
+            std::string::npos)
+      << md;
+  r.erase("method_check");
+  EXPECT_EQ(rr::render_markdown(r, "plots").find("## Timing method"), std::string::npos);
+}

@@ -52,6 +52,10 @@ double engine::sample(const timed_work& work, const measurement_plan& plan, work
       const auto t0 = std::chrono::steady_clock::now();
       work.run(stream_);
       const auto t1 = std::chrono::steady_clock::now();
+      // A host clock is only right for work that is finished when the call returns.
+      if (cudaStreamQuery(stream_) == cudaErrorNotReady)
+        throw std::runtime_error("timing '" + work.name + "': it is timed with the host clock as synchronous, but "
+                                 "returned with work still queued on its stream; time it with events instead");
       return std::chrono::duration<double, std::micro>(t1 - t0).count();
     }
     into.clock = plan.hold ? clock_method::events_held : clock_method::events_idle_stream;

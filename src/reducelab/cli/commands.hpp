@@ -5,6 +5,8 @@
 #include "reducelab/cli/options.hpp"
 #include "reducelab/registry/registry.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <ostream>
 #include <string>
 #include <vector>
@@ -33,6 +35,9 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
 /// The before/after table of the timing method (comparisons/methods.cu): an empty kernel and CUB Sum under the
 /// old and the new regimes.
 int run_methods(const options& o, std::ostream& out);
+/// The data behind that table, measured on the current device (sizes empty: 2^16, 2^20, 2^24); compare stores it
+/// in every results file as "method_check".
+nlohmann::ordered_json measure_timing_methods(const std::vector<std::size_t>& sizes, std::uint64_t seed);
 
 /// Dispatch on o.command. Returns the process exit code. command_line is recorded in compare's results.
 int run_command(const options& o, std::ostream& out, const std::string& command_line = "");
