@@ -7,6 +7,7 @@
 #include "comparisons/commands_report.hpp"
 #include "comparisons/nan_probe.hpp"
 #include "comparisons/report.hpp"
+#include "comparisons/results_view.hpp"
 #include "comparisons/timing/clock_guard.hpp"
 #include "comparisons/timing/engine.hpp"
 #include "comparisons/timing/statistics.hpp"
@@ -35,12 +36,12 @@ namespace reducelab::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
+using report::detail::size_label;
 
 /// The timing policy: where each number comes from.
 struct timing_policy {
   static constexpr int warmup_runs = 3;             // module load, Thrust's first allocation, clocks ramping up
   static constexpr int samples = 25;                // per backend and row: a stable median and p10/p90 at every size
-  static constexpr int min_samples = 5;             // below this a median and an interval mean little
   static constexpr double hot_l2_fraction = 0.5;    // hot only where the input fits in half the L2: the rest of L2
                                                     // holds workspaces, and lines map unevenly to its partitions
   static constexpr double confidence = 0.95;
@@ -51,15 +52,6 @@ constexpr const char* cub_reduce = "cub::DeviceReduce::Reduce";
 constexpr const char* cub_scan = "cub::DeviceScan::InclusiveScan(last)";
 constexpr const char* thrust_reduce = "thrust::reduce";
 constexpr const char* thrust_scan = "thrust::inclusive_scan(last)";
-
-std::string size_label(std::size_t n) {
-  if (n > 0 && (n & (n - 1)) == 0) {
-    int k = 0;
-    while ((std::size_t{1} << k) < n) ++k;
-    return "2^" + std::to_string(k);
-  }
-  return std::to_string(n);
-}
 
 bool is_one_of(const std::string& x, std::initializer_list<const char*> names) {
   for (const char* n : names)
@@ -287,8 +279,8 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
   const std::vector<std::size_t> sizes = o.sizes.empty() ? default_sizes(o.full) : o.sizes;
   for (std::size_t n : sizes)
     if (n == 0) throw usage_error("--sizes: compare times non-empty inputs; size 0 is covered by `check`");
-  if (o.samples != 0 && o.samples < static_cast<std::size_t>(timing_policy::min_samples))
-    throw usage_error("--samples: at least " + std::to_string(timing_policy::min_samples) + " (got " +
+  if (o.samples != 0 && o.samples < min_compare_samples)
+    throw usage_error("--samples: at least " + std::to_string(min_compare_samples) + " (got " +
                       std::to_string(o.samples) + ")");
   std::vector<timing::cache_state> modes;
   if (o.mode == "cold" || o.mode == "both") modes.push_back(timing::cache_state::cold);

@@ -8,6 +8,7 @@
 //   new hot    held stream, data resident; only where the input fits in L2
 // Each regime is one interleaved measurement over all the work items.
 #include "comparisons/report_methods.hpp"
+#include "comparisons/results_view.hpp"
 #include "comparisons/timing/engine.hpp"
 #include "comparisons/timing/statistics.hpp"
 #include "reducelab/cli/commands.hpp"
@@ -46,12 +47,6 @@ constexpr regime regimes[] = {
 };
 
 constexpr int method_samples = 50;
-
-std::string label(std::size_t n) {
-  int k = 0;
-  while ((std::size_t{1} << k) < n) ++k;
-  return (std::size_t{1} << k) == n ? "2^" + std::to_string(k) : std::to_string(n);
-}
 
 }  // namespace
 
@@ -93,7 +88,7 @@ nlohmann::ordered_json measure_timing_methods(const std::vector<std::size_t>& re
     const std::size_t temp_bytes = temps[i].size();
     int* res = static_cast<int*>(result.data());
     const auto n = static_cast<long long>(sizes[i]);
-    works.push_back({"cub::DeviceReduce::Sum int32 " + label(sizes[i]), false, [=](cudaStream_t s) {
+    works.push_back({"cub::DeviceReduce::Sum int32 " + report::detail::size_label(sizes[i]), false, [=](cudaStream_t s) {
                        std::size_t b = temp_bytes;
                        CUDA_TRY(cub::DeviceReduce::Sum(temp, b, in, res, n, s));
                      }});

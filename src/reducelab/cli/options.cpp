@@ -123,7 +123,6 @@ struct raw_options {
   std::string help_topic;  // reducelab help COMMAND
 };
 
-constexpr std::size_t min_samples = 5;  // fewer leaves a row's median and noise estimate meaningless
 
 std::string input_kind_names(const char* separator) {
   std::string names;
@@ -189,7 +188,7 @@ std::unique_ptr<CLI::App> make_app(raw_options& r) {
            "L2 flush before a cold sample: clean (default) = memset, then a read pass\n"
            "so L2 holds no dirty lines; memset = NVBench's convention");
   add_text(*compare, "--samples", r.samples, "N",
-           "samples per backend and row, at least " + std::to_string(min_samples) + " (default: the timing policy's)");
+           "samples per backend and row, at least " + std::to_string(min_compare_samples) + " (default: the timing policy's)");
   compare->add_flag("--no-hold", r.no_hold,
                     "do not hold the stream with the blocking kernel: only under a profiler such as\n"
                     "Nsight Compute, whose serialization would otherwise stall it");
@@ -286,8 +285,8 @@ options convert(const raw_options& r, const std::string& command) {
   if (r.flush.given) o.flush = one_of(r.flush, {"clean", "memset"});
   if (r.samples.given) {
     o.samples = parse_unsigned(r.samples.text, "--samples");
-    if (o.samples < min_samples)
-      fail("--samples: '" + r.samples.text + "' is below the minimum of " + std::to_string(min_samples));
+    if (o.samples < min_compare_samples)
+      fail("--samples: '" + r.samples.text + "' is below the minimum of " + std::to_string(min_compare_samples));
   }
   if (r.out.given) {
     o.out_dir = r.out.text;

@@ -34,6 +34,9 @@ struct options {
   std::vector<std::string> positional;
 };
 
+/// The fewest samples per backend and row `compare --samples` accepts: below it a median and an interval mean little.
+inline constexpr std::size_t min_compare_samples = 5;
+
 /// Parse argv (argv[0] is the program). Throws usage_error with a one-line message naming the problem.
 /// `--help`/`-h` (on the tool or on any command) and `help [COMMAND]` give command "help" with help_text set.
 options parse_options(int argc, const char* const* argv);
