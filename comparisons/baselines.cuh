@@ -8,7 +8,7 @@
 
 #include "reducelab/core/error.hpp"
 #include "reducelab/core/traits.hpp"
-#include "reducelab/variants/variant.hpp"
+#include "lab/variants/variant.hpp"
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -23,7 +23,7 @@
 
 namespace reducelab::baselines {
 
-enum class family { thrust, cub };
+enum class family { thrust, cub, reducelab };  // reducelab: the library's own entry (library_backends.cuh)
 
 struct thrust_reduce {
   static constexpr const char* name = "thrust::reduce";

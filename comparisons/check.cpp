@@ -3,8 +3,8 @@
 // device_vector per input. Prints one table row per (functor, type) and exits 1 on any mismatch or error.
 // Rows whose result is undefined (NaN inputs to maximum/minimum, see is_nan_undefined) are not judged: the
 // table counts them and a list below it shows what each backend returned, so a disagreement is visible.
-#include "reducelab/cli/commands.hpp"
-#include "reducelab/core/device_info.hpp"
+#include "lab/cli/commands.hpp"
+#include "lab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
 
 #include <algorithm>

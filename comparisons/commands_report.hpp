@@ -2,7 +2,7 @@
 // commands.hpp because they need neither the registry nor a GPU.
 #pragma once
 
-#include "reducelab/cli/options.hpp"
+#include "lab/cli/options.hpp"
 
 #include <ostream>
 

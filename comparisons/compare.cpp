@@ -7,14 +7,15 @@
 #include "comparisons/commands_report.hpp"
 #include "comparisons/nan_probe.hpp"
 #include "comparisons/report.hpp"
+#include "comparisons/report_goals.hpp"
 #include "comparisons/results_view.hpp"
 #include "comparisons/timing/clock_guard.hpp"
 #include "comparisons/timing/engine.hpp"
 #include "comparisons/timing/statistics.hpp"
-#include "reducelab/build_info.hpp"
-#include "reducelab/cli/commands.hpp"
-#include "reducelab/core/device_buffer.hpp"
-#include "reducelab/core/device_info.hpp"
+#include "lab/build_info.hpp"
+#include "lab/cli/commands.hpp"
+#include "lab/core/device_buffer.hpp"
+#include "lab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
 
 #include <cub/version.cuh>
@@ -187,6 +188,52 @@ void add_ratio(json& row, const char* prefix, const std::vector<double>* referen
 
 /// The table printed at the end: one line per (functor, type, n, mode), the best custom variant against CUB from
 /// the confirmation round where there was one, else from the main rounds.
+/// The library's rows first: reducelab::reduce against CUB (device result) and its host call against Thrust.
+std::string library_table(const json& results) {
+  std::ostringstream s;
+  s << std::left << std::setw(26) << "functor/type" << std::setw(6) << "n" << std::setw(5) << "mode" << std::right
+    << std::setw(10) << "lib us" << std::setw(10) << "CUB us" << std::setw(22) << "x CUB [95% CI]" << std::setw(6) << ""
+    << std::setw(8) << "% peak" << std::setw(10) << "host us" << std::setw(11) << "Thrust us" << std::setw(22)
+    << "x Thrust [95% CI]" << "\n";
+  auto ratio = [](const json& r, const char* key) -> std::string {
+    const std::string ci = std::string(key) + "_ci";
+    if (!r.contains(key) || !r[key].is_number() || !r.contains(ci) || !r[ci].is_array()) return "-";
+    std::ostringstream t;
+    t << std::fixed << std::setprecision(2) << r[key].get<double>() << " [" << r[ci][0].get<double>() << ", "
+      << r[ci][1].get<double>() << "]";
+    return t.str();
+  };
+  auto median_of = [&](const json& like, const std::string& variant) -> const json* {
+    for (const auto& r : results["rows"])
+      if (r["timed"].get<bool>() && r["variant"] == variant && r["functor"] == like["functor"] &&
+          r["type"] == like["type"] && r["n"] == like["n"] && r["mode"] == like["mode"])
+        return &r;
+    return nullptr;
+  };
+  bool any = false;
+  s << std::fixed;
+  for (const auto& r : results["rows"]) {
+    if (!r["timed"].get<bool>() || r["variant"] != "reducelab::reduce") continue;
+    any = true;
+    const json* cub = median_of(r, cub_reduce);
+    if (!cub) cub = median_of(r, cub_scan);
+    const json* host = median_of(r, "reducelab::reduce(host)");
+    const json* thrust = median_of(r, thrust_reduce);
+    if (!thrust) thrust = median_of(r, thrust_scan);
+    s << std::left << std::setw(26) << (r["functor"].get<std::string>() + "/" + r["type"].get<std::string>())
+      << std::setw(6) << size_label(r["n"].get<std::size_t>()) << std::setw(5) << r["mode"].get<std::string>()
+      << std::right << std::setprecision(2) << std::setw(10) << r["median_us"].get<double>() << std::setw(10)
+      << (cub ? (*cub)["median_us"].get<double>() : NAN) << std::setw(22) << ratio(r, "speedup_vs_cub") << std::setw(6)
+      << (r.contains("verdict_vs_cub") && r["verdict_vs_cub"].is_string() ? r["verdict_vs_cub"].get<std::string>() : "")
+      << std::setprecision(1)
+      << std::setw(8) << r["pct_of_peak"].get<double>() << std::setprecision(2) << std::setw(10)
+      << (host ? (*host)["median_us"].get<double>() : NAN) << std::setw(11)
+      << (thrust ? (*thrust)["median_us"].get<double>() : NAN) << std::setw(22)
+      << (host ? ratio(*host, "speedup_vs_thrust") : std::string("-")) << "\n";
+  }
+  return any ? s.str() : std::string();
+}
+
 std::string summary_table(const json& results) {
   struct group {
     std::string what, mode;
@@ -384,6 +431,13 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
                       {"bytes_read", prepared->bytes_read},
                       {"mode", mode_name}};
           if (t.threads) row["threads"] = t.threads;
+          if (t.backend.has_policy)
+            row["policy"] = {{"table", t.backend.policy_table},
+                             {"block_threads", t.backend.policy.block_threads},
+                             {"vectors_per_thread", t.backend.policy.vectors_per_thread},
+                             {"blocks_per_sm", t.backend.policy.blocks_per_sm},
+                             {"single_block_threads", t.backend.policy.single_block_threads},
+                             {"single_block_max_bytes", t.backend.policy.single_block_max_bytes}};
           row["validation"] = {{"status", to_string(t.validation.status)},
                                {"bounded", t.validation.result.bounded},
                                {"error", t.validation.result.error},
@@ -483,6 +537,8 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
   std::ofstream(json_path) << results.dump(1) << "\n";
   report::write_csv(results, out_dir + "/results.csv");
   report::write_report(results, out_dir);
+  const std::string library = library_table(results);
+  if (!library.empty()) out << "\nreducelab::reduce\n" << library;
   out << "\n" << summary_table(results);
   out << "x CUB = CUB median / custom median (above 1: custom faster), * = from the confirmation round; win/loss "
          "only when the 95 % interval excludes 1, else tie\n";
@@ -490,6 +546,7 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
     out << "clock guard: " << flagged_groups << " of " << group_clocks.size() << " groups ran below the run's norm\n";
   out << "wrote " << json_path << ", " << out_dir << "/results.csv, " << out_dir << "/report.md and " << out_dir
       << "/plots/\n";
+  if (!library.empty()) out << "\n" << report::goals_text(results);
   if (failed_rows) out << failed_rows << " rows FAILED validation or timing (listed in the report)\n";
   return failed_rows == 0 ? 0 : 1;
 }

@@ -14,6 +14,19 @@ namespace {
 using json = nlohmann::json;
 using namespace detail;
 
+/// A library row's tuning policy as the text of one quoted CSV field, "block_threads=256 vectors_per_thread=4 ..."
+/// (keys in alphabetical order, as nlohmann::json keeps them); empty for rows without one.
+std::string policy_field(const json& row) {
+  const auto it = row.find("policy");
+  if (it == row.end() || !it->is_object()) return "";
+  std::string text;
+  for (const auto& [key, value] : it->items())
+    text += (text.empty() ? "" : " ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  std::string quoted;  // a quote inside a quoted CSV field is doubled
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted;
+}
+
 void append_all(json& into, const json& part, const char* key) {
   const auto it = part.find(key);
   if (it == part.end() || !it->is_array()) return;
@@ -52,6 +65,13 @@ json merge_results(const std::vector<json>& parts, const std::vector<std::string
     append_all(merged, p, "hot_not_measured");
     for (const char* once : {"nan_semantics", "method_check"})  // measured by each part alike: the first one's
       if (!merged.contains(once) && p.contains(once)) merged[once] = p[once];
+    // Explanations of missed goals (report_goals.hpp): every part's, the first part's text where two share a key.
+    if (const auto e = p.find("goal_explanations"); e != p.end() && e->is_object()) {
+      if (!merged.contains("goal_explanations") || !merged["goal_explanations"].is_object())
+        merged["goal_explanations"] = json::object();
+      for (const auto& [key, text] : e->items())
+        if (!merged["goal_explanations"].contains(key)) merged["goal_explanations"][key] = text;
+    }
     command_lines += (i ? " + " : "") + string_at(p, "command_line");
   }
   merged["command_line"] = command_lines;
@@ -64,7 +84,7 @@ void write_csv(const nlohmann::json& results, const std::string& path) {
   if (!f) throw usage_error("cannot write " + path);
   f << "variant,family,ladder_step,functor,type,value_bytes,n,mode,validation,abs_error,error_bound,samples,median_us,"
        "p10_us,p90_us,min_us,mean_us,stddev_us,gb_per_s,pct_of_peak,speedup_vs_cub,speedup_vs_cub_lo,"
-       "speedup_vs_cub_hi,speedup_vs_thrust,speedup_vs_thrust_lo,speedup_vs_thrust_hi,clock,clock_low\n";
+       "speedup_vs_cub_hi,speedup_vs_thrust,speedup_vs_thrust_lo,speedup_vs_thrust_hi,clock,clock_low,policy\n";
   auto num = [](const json& v) { return v.is_null() ? std::string() : v.dump(); };
   auto field = [&](const json& r, const char* k) { return r.contains(k) ? num(r[k]) : std::string(); };
   auto bound = [&](const json& r, const char* k, int i) {
@@ -82,7 +102,8 @@ void write_csv(const nlohmann::json& results, const std::string& path) {
     f << ',' << field(r, "speedup_vs_cub") << ',' << bound(r, "speedup_vs_cub_ci", 0) << ','
       << bound(r, "speedup_vs_cub_ci", 1) << ',' << field(r, "speedup_vs_thrust") << ','
       << bound(r, "speedup_vs_thrust_ci", 0) << ',' << bound(r, "speedup_vs_thrust_ci", 1) << ",\""
-      << (r.contains("clock") ? r["clock"].get<std::string>() : "") << "\"," << field(r, "clock_low") << '\n';
+      << (r.contains("clock") ? r["clock"].get<std::string>() : "") << "\"," << field(r, "clock_low") << ','
+      << '"' << policy_field(r) << "\"\n";
   }
 }
 

@@ -11,9 +11,9 @@
 #include "comparisons/results_view.hpp"
 #include "comparisons/timing/engine.hpp"
 #include "comparisons/timing/statistics.hpp"
-#include "reducelab/cli/commands.hpp"
-#include "reducelab/core/device_buffer.hpp"
-#include "reducelab/core/device_info.hpp"
+#include "lab/cli/commands.hpp"
+#include "lab/core/device_buffer.hpp"
+#include "lab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
 
 #include <cub/device/device_reduce.cuh>

@@ -3,7 +3,7 @@
 // numpy.max) and nanmax/nanmin (NaN ignored, as numpy.nanmax). Host code over the registry interface only.
 #pragma once
 
-#include "reducelab/registry/registry.hpp"
+#include "lab/registry/registry.hpp"
 
 #include <nlohmann/json.hpp>
 

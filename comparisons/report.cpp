@@ -4,6 +4,7 @@
 #include "comparisons/report.hpp"
 
 #include "comparisons/commands_report.hpp"
+#include "comparisons/report_goals.hpp"
 #include "comparisons/report_methods.hpp"
 #include "comparisons/report_nan.hpp"
 #include "comparisons/results_view.hpp"
@@ -32,8 +33,6 @@ constexpr std::uint64_t harris_n = std::uint64_t{1} << 22;
 constexpr std::uint64_t ladder_sizes[] = {harris_n, std::uint64_t{1} << 28};
 constexpr const char* ladder_functor = "plus";
 constexpr const char* ladder_type = "int32";
-constexpr const char* cold_mode = "cold";
-constexpr const char* hot_mode = "hot";
 constexpr const char* report_file_name = "report.md";
 constexpr const char* plots_subdir_name = "plots";
 
@@ -73,134 +72,13 @@ const harris_kernel* harris_for_step(int step) {
   return nullptr;
 }
 
-// --- An index over the rows -------------------------------------------------------------------------------
-
-using case_id = std::pair<std::string, std::string>;  // (functor, type)
-
-class results_index {
- public:
-  explicit results_index(const json& results) : results_(results) {
-    for (const auto& row : results.at("rows")) {
-      const case_id c{row.at("functor").get<std::string>(), row.at("type").get<std::string>()};
-      if (std::find(cases_.begin(), cases_.end(), c) == cases_.end()) cases_.push_back(c);
-      const std::string mode = row.at("mode").get<std::string>();
-      if (std::find(modes_.begin(), modes_.end(), mode) == modes_.end()) modes_.push_back(mode);
-      by_case_[c].push_back(&row);
-      by_key_.emplace(key_of(row), &row);
-    }
-    std::vector<const json*> customs;
-    for (const auto& row : results.at("rows"))
-      if (string_at(row, "family") == "custom") customs.push_back(&row);
-    std::sort(customs.begin(), customs.end(), [](const json* a, const json* b) {
-      const int sa = a->value("ladder_step", 0), sb = b->value("ladder_step", 0);
-      return sa != sb ? sa < sb : a->at("variant") < b->at("variant");
-    });
-    for (const json* row : customs) {
-      const std::string v = row->at("variant").get<std::string>();
-      if (custom_variants_.empty() || custom_variants_.back() != v) custom_variants_.push_back(v);
-    }
-    // cold first: it is the mode the report prefers
-    std::stable_sort(modes_.begin(), modes_.end(), [](const std::string& a, const std::string& b) {
-      return (a == cold_mode) > (b == cold_mode);
-    });
-  }
-
-  const json& results() const { return results_; }
-  const std::vector<case_id>& cases() const { return cases_; }
-  const std::vector<std::string>& modes() const { return modes_; }
-  /// Every custom variant of the run in ladder order (step, then name).
-  const std::vector<std::string>& custom_variants() const { return custom_variants_; }
-
-  const std::vector<const json*>& rows_of(const case_id& c) const {
-    static const std::vector<const json*> none;
-    const auto it = by_case_.find(c);
-    return it == by_case_.end() ? none : it->second;
-  }
-
-  /// The timed rows of one (functor, type, n, mode).
-  std::vector<const json*> timed_rows(const case_id& c, std::uint64_t n, const std::string& mode) const {
-    std::vector<const json*> picked;
-    for (const json* row : rows_of(c))
-      if (is_timed(*row) && size_of(*row) == n && row->at("mode") == mode) picked.push_back(row);
-    return picked;
-  }
-
-  /// The row of `variant` if it was timed, else nullptr.
-  const json* timed(const std::string& variant, const case_id& c, std::uint64_t n, const std::string& mode) const {
-    const auto it = by_key_.find(row_key{variant, c.first, c.second, n, mode});
-    return it != by_key_.end() && is_timed(*it->second) ? it->second : nullptr;
-  }
-
-  /// Non-commutative functors are compared with the libraries' scans; scan rows that ran (not refused, as they
-  /// are for commutative functors) say which.
-  bool uses_scan_reference(const case_id& c) const {
-    for (const json* row : rows_of(c)) {
-      const std::string v = row->at("variant").get<std::string>();
-      if ((v == cub_scan || v == thrust_scan) && status_of(*row) != status_refused) return true;
-    }
-    return false;
-  }
-  std::string cub_reference(const case_id& c) const { return uses_scan_reference(c) ? cub_scan : cub_reduce; }
-  std::string thrust_reference(const case_id& c) const {
-    return uses_scan_reference(c) ? thrust_scan : thrust_reduce;
-  }
-
-  /// Whether any row of the case carries a floating-point error bound.
-  bool bounded(const case_id& c) const {
-    for (const json* row : rows_of(c)) {
-      const auto v = row->find("validation");
-      if (v != row->end() && v->is_object() && v->value("bounded", false)) return true;
-    }
-    return false;
-  }
-
-  /// Sizes with at least one timed row, ascending.
-  std::vector<std::uint64_t> timed_sizes(const case_id& c) const {
-    std::set<std::uint64_t> sizes;
-    for (const json* row : rows_of(c))
-      if (is_timed(*row)) sizes.insert(size_of(*row));
-    return {sizes.begin(), sizes.end()};
-  }
-
-  std::optional<double> peak_gb_per_s() const {
-    const auto it = results_.find("device");
-    return it == results_.end() || !it->is_object() ? std::nullopt : number_at(*it, "peak_gb_per_s");
-  }
-
- private:
-  const json& results_;
-  std::vector<case_id> cases_;
-  std::vector<std::string> modes_;
-  std::vector<std::string> custom_variants_;
-  std::map<case_id, std::vector<const json*>> by_case_;
-  std::map<row_key, const json*> by_key_;
-};
-
-bool is_custom(const json& row) { return string_at(row, "family") == "custom"; }
-int ladder_step_of(const json& row) { return row.value("ladder_step", 0); }
-std::string variant_of(const json& row) { return row.at("variant").get<std::string>(); }
-double median_of(const json& row) { return *number_at(row, "median_us"); }
-
-/// Custom variants in ladder order, then the libraries by name: the order of tables and legends.
+/// Custom variants in ladder order, then reducelab::reduce (the library itself), then the references and the CPU
+/// by name: the order of tables and legends.
+int family_rank(const json& row) { return is_custom(row) ? 0 : is_library(row) ? 1 : 2; }
 bool backend_order(const json* a, const json* b) {
-  if (is_custom(*a) != is_custom(*b)) return is_custom(*a);
+  if (family_rank(*a) != family_rank(*b)) return family_rank(*a) < family_rank(*b);
   if (ladder_step_of(*a) != ladder_step_of(*b)) return ladder_step_of(*a) < ladder_step_of(*b);
   return variant_of(*a) < variant_of(*b);
-}
-
-std::optional<double> gb_per_s_of(const json& row) {
-  if (const auto g = number_at(row, "gb_per_s")) return g;
-  const auto bytes = number_at(row, "bytes_read");
-  const auto median = number_at(row, "median_us");
-  if (!bytes || !median || *median <= 0.0) return std::nullopt;
-  return *bytes / *median * bytes_per_us_to_gb_per_s;
-}
-
-std::optional<double> pct_of_peak_of(const json& row, std::optional<double> peak) {
-  if (const auto p = number_at(row, "pct_of_peak")) return p;
-  const auto g = gb_per_s_of(row);
-  if (!g || !peak || *peak <= 0.0) return std::nullopt;
-  return *g / *peak * percent;
 }
 
 // --- Markdown helpers ---------------------------------------------------------------------------------------
@@ -222,27 +100,6 @@ std::string fmt_cuda_version(double v) {
   return format("%d.%d", i / cuda_version_major_divisor, (i % cuda_version_major_divisor) / cuda_version_minor_divisor);
 }
 
-/// `align` has one letter per column: l or r.
-std::string md_table(const std::vector<std::string>& head, const std::string& align,
-                     const std::vector<std::vector<std::string>>& body) {
-  std::ostringstream s;
-  s << "|";
-  for (const auto& h : head) s << " " << h << " |";
-  s << "\n|";
-  for (std::size_t i = 0; i < head.size(); ++i) s << (i < align.size() && align[i] == 'r' ? "---:|" : "---|");
-  s << "\n";
-  for (const auto& row : body) {
-    s << "|";
-    for (const auto& c : row) s << " " << c << " |";
-    s << "\n";
-  }
-  return s.str();
-}
-
-std::optional<double> ratio(const json* numerator_row, const json* denominator_row) {
-  if (!numerator_row || !denominator_row) return std::nullopt;
-  return median_of(*numerator_row) / median_of(*denominator_row);
-}
 
 // --- Report sections ----------------------------------------------------------------------------------------
 
@@ -291,7 +148,8 @@ std::string render_header(const results_index& idx) {
     timing_text += "; **hot**: one untimed run first, data resident in L2";
     if (const auto h = number_at(timing, "hot_max_bytes")) timing_text += ", measured only up to " + fmt_bytes(*h);
     timing_text += "; stream-ordered backends: " + string_at(timing, "stream_ordered_clock", "?") +
-                   "; synchronous ones (`thrust::reduce`, `cpu_finish`, the CPU baseline): " +
+                   "; synchronous ones (`thrust::reduce`, `reducelab::reduce(host)`, `cpu_finish`, the CPU "
+                   "baseline): " +
                    string_at(timing, "synchronous_clock", "?");
     timing_text += "; intervals: " + string_at(timing, "interval", "?");
   } else {
@@ -322,8 +180,10 @@ std::string render_header(const results_index& idx) {
   s << "> **`thrust::reduce` cannot be held**: it allocates temporary storage, synchronizes and copies the result "
        "back to the host inside the call, so its rows are timed with the host clock around the call, and that "
        "time includes the launch and the copy (the Thrust scan workaround, `par_nosync`, is stream-ordered and "
-       "timed with events). CUB and the custom variants leave the result in device memory, so "
-       "at small sizes the Thrust column measures that overhead as much as the reduction. The CPU baseline "
+       "timed with events). CUB, the custom variants and `reducelab::reduce` leave the result in device memory, "
+       "so at small sizes the Thrust column measures that overhead as much as the reduction; "
+       "`reducelab::reduce(host)`, which returns the value to the host as Thrust does, is timed like Thrust and "
+       "compared with it. The CPU baseline "
        "(`cpu::parallel_reduce`, OpenMP over all host threads but two, data already in host memory) is timed the "
        "same way; "
        "the GPU's L2 flush does nothing to the CPU's caches.\n\n";
@@ -356,12 +216,126 @@ std::string ratio_with_interval(const json& holder, const char* ratio_key, const
   return text;
 }
 
-std::string render_summary(const results_index& idx) {
+/// "`block_threads` 256, `vectors_per_thread` 4, …": the tuning policy a library row reports, its known fields
+/// first in the order of tuning/policy.hpp, then any others compare may add.
+std::string policy_text(const json& policy) {
+  static const char* const known[] = {"table",         "block_threads",        "vectors_per_thread",
+                                      "blocks_per_sm", "single_block_threads", "single_block_max_bytes"};
+  std::string text;
+  auto add = [&](const std::string& key, const json& value) {
+    const std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
+    text += (text.empty() ? "" : ", ") + code(key) + " " + cell(shown);
+  };
+  for (const char* key : known)
+    if (policy.contains(key)) add(key, policy.at(key));
+  for (const auto& [key, value] : policy.items())
+    if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return key == k; }) == std::end(known))
+      add(key, value);
+  return text;
+}
+
+/// × CUB or × Thrust of `row` with its interval and verdict as compare wrote them; the plain ratio of medians
+/// when the row has none (older files); a dash without a reference.
+std::string ratio_cell(const json* row, const json* reference, const std::string& against) {
+  if (!row) return dash;
+  const std::string key = "speedup_vs_" + against;
+  if (number_at(*row, key.c_str()))
+    return ratio_with_interval(*row, key.c_str(), (key + "_ci").c_str(), ("verdict_vs_" + against).c_str());
+  return opt(ratio(reference, row), fmt_speedup);
+}
+
+/// The summary's lead: reducelab::reduce itself, cold, against CUB, and its host-returning call against Thrust.
+std::string render_library_summary(const results_index& idx) {
+  std::ostringstream s;
+  s << "### " << code(library_reduce) << ", cold\n\n";
+  if (!idx.has_variant(library_reduce) && !idx.has_variant(library_reduce_host)) {
+    s << "This run has no " << code(library_reduce) << " rows (a results file from before the library's entry "
+      << "point was measured, or a `--variants` subset without it).\n\n";
+    return s.str();
+  }
+  const auto peak = idx.peak_gb_per_s();
+  std::vector<std::vector<std::string>> body;
+  std::size_t wins = 0, losses = 0, ties = 0;
+  bool any_low_clock = false;
+  std::vector<std::pair<std::string, std::vector<std::string>>> policies;  // policy text -> "functor/type"
+  for (const auto& c : idx.cases()) {
+    std::set<std::uint64_t> sizes;
+    for (const json* row : idx.rows_of(c)) {
+      const std::string v = variant_of(*row);
+      if ((v == library_reduce || v == library_reduce_host) && row->at("mode") == cold_mode) {
+        sizes.insert(size_of(*row));
+        const auto policy = row->find("policy");
+        if (policy == row->end() || !policy->is_object() || policy->empty()) continue;
+        const std::string text = policy_text(*policy), what = code(c.first) + "/" + code(c.second);
+        auto it = std::find_if(policies.begin(), policies.end(), [&](const auto& p) { return p.first == text; });
+        if (it == policies.end()) it = policies.insert(policies.end(), {text, {}});
+        if (std::find(it->second.begin(), it->second.end(), what) == it->second.end()) it->second.push_back(what);
+      }
+    }
+    for (const auto n : sizes) {
+      const json* lib_row = idx.find(library_reduce, c, n, cold_mode);
+      const json* lib = idx.timed(library_reduce, c, n, cold_mode);
+      const json* host_row = idx.find(library_reduce_host, c, n, cold_mode);
+      const json* host = idx.timed(library_reduce_host, c, n, cold_mode);
+      const json* cub = idx.timed(idx.cub_reference(c), c, n, cold_mode);
+      const json* thrust = idx.timed(idx.thrust_reference(c), c, n, cold_mode);
+      // A row that ran and failed shows its status where its time would be: the product must not fail quietly.
+      auto us = [](const json* timed_row, const json* any_row) {
+        if (timed_row) return format_us(median_of(*timed_row));
+        return any_row ? "**" + status_of(*any_row) + "**" : dash;
+      };
+      std::string lib_us = us(lib, lib_row);
+      if (lib && lib->value("clock_low", false)) {
+        lib_us += " ⚠";
+        any_low_clock = true;
+      }
+      body.push_back({code(c.first), code(c.second), size_label(n), lib_us,
+                      lib ? opt(gb_per_s_of(*lib), format_gbps) : dash,
+                      lib ? opt(pct_of_peak_of(*lib, peak), fmt_pct) : dash, us(cub, nullptr),
+                      lib ? ratio_cell(lib, cub, "cub") : dash, us(host, host_row), us(thrust, nullptr),
+                      host ? ratio_cell(host, thrust, "thrust") : dash});
+      if (lib) {
+        const std::string v = string_at(*lib, "verdict_vs_cub");
+        wins += v == "win";
+        losses += v == "loss";
+        ties += v == "tie";
+      }
+    }
+  }
+  s << code(library_reduce)
+    << " is the library's entry point (device result, stream-ordered), timed like the custom variants. × CUB = "
+       "CUB median / its median (above 1: the library is faster) against `"
+    << cub_reduce << "`, or for non-commutative functors, which CUB's reduce refuses, `" << cub_scan
+    << "`; **win** or **loss** only where the 95 % interval excludes 1, else tie. host: `" << library_reduce_host
+    << "`, the call that returns the value to the host, timed with the host clock like `" << thrust_reduce
+    << "`, to which it is compared (× Thrust = Thrust median / host median; `" << thrust_scan
+    << "` for non-commutative functors).";
+  if (wins + losses + ties > 0)
+    s << " Against CUB: " << wins << " win(s), " << losses << " loss(es), " << ties << " tie(s).";
+  if (any_low_clock) s << " ⚠ marks a row measured while the GPU's clocks were below the run's norm.";
+  s << "\n\n"
+    << md_table({"Functor", "Type", "n", "µs", "GB/s", "% peak", "CUB µs", "× CUB [95 % CI]", "host µs",
+                 "Thrust µs", "host × Thrust [95 % CI]"},
+                "lllrrrrrrrr", body)
+    << "\n";
+  if (!policies.empty()) {
+    s << "Tuning policy of " << code(library_reduce) << " (the rows' `policy`):\n\n";
+    for (const auto& [text, cases] : policies) {
+      s << "- " << text << ": ";
+      for (std::size_t i = 0; i < cases.size(); ++i) s << (i ? ", " : "") << cases[i];
+      s << "\n";
+    }
+    s << "\n";
+  }
+  return s.str();
+}
+
+std::string render_best_custom_summary(const results_index& idx) {
   const auto peak = idx.peak_gb_per_s();
   bool any_bounded = false, any_cpu = false, any_low_clock = false;
   for (const auto& c : idx.cases()) any_bounded = any_bounded || idx.bounded(c);
   for (const auto& row : idx.results().at("rows")) {
-    any_cpu = any_cpu || (string_at(row, "family") == "cpu" && is_timed(row));
+    any_cpu = any_cpu || (string_at(row, "family") == family_cpu && is_timed(row));
     any_low_clock = any_low_clock || row.value("clock_low", false);
   }
 
@@ -383,6 +357,12 @@ std::string render_summary(const results_index& idx) {
       for (const auto& mode : idx.modes()) {
         const auto rows = idx.timed_rows(c, n, mode);
         if (rows.empty()) continue;
+        // A group with no custom variant at all (a --variants run of the libraries) belongs to the table above;
+        // one whose variants all failed stays, as "(none timed)".
+        const bool any_custom = std::any_of(idx.rows_of(c).begin(), idx.rows_of(c).end(), [&](const json* r) {
+          return is_custom(*r) && size_of(*r) == n && r->at("mode") == mode;
+        });
+        if (!any_custom && !confirmation_of(idx.results(), c, n, mode)) continue;
         const json* best = nullptr;
         for (const json* row : rows)
           if (is_custom(*row) && (!best || median_of(*row) < median_of(*best))) best = row;
@@ -392,7 +372,7 @@ std::string render_summary(const results_index& idx) {
         const json* thrust = idx.timed(idx.thrust_reference(c), c, n, mode);
         const json* cpu = nullptr;
         for (const json* row : rows)
-          if (string_at(*row, "family") == "cpu") cpu = row;
+          if (string_at(*row, "family") == family_cpu) cpu = row;
         auto us = [](const json* row) { return row ? format_us(median_of(*row)) : dash; };
         // With a confirmation round, the custom and CUB figures (and the ratio) are that round's.
         const double best_us = conf ? *number_at(*conf, "custom_median_us") : best ? median_of(*best) : 0.0;
@@ -431,7 +411,7 @@ std::string render_summary(const results_index& idx) {
     }
   }
   std::ostringstream s;
-  s << "## Summary\n\n"
+  s << "### Best custom variant against CUB and Thrust\n\n"
     << "Best custom: the fastest custom variant that passed validation, re-measured in a confirmation round "
        "paired with CUB (its µs, GB/s, CUB µs and × CUB are that round's). CUB: `"
     << cub_reduce << "`, Thrust: `" << thrust_reduce << "` (for non-commutative functors `" << cub_scan << "` and `"
@@ -447,16 +427,26 @@ std::string render_summary(const results_index& idx) {
   return s.str();
 }
 
+/// The library first (it is the product), then the best of the ladder.
+std::string render_summary(const results_index& idx) {
+  return "## Summary\n\n" + render_library_summary(idx) + render_best_custom_summary(idx);
+}
+
 std::string render_ladder_table(const results_index& idx, std::uint64_t n) {
   const case_id c{ladder_functor, ladder_type};
   const auto peak = idx.peak_gb_per_s();
   std::ostringstream s;
   s << "### n = " << size_label(n) << " (" << cold_mode << ")\n\n";
   auto rows = idx.timed_rows(c, n, cold_mode);
-  std::vector<const json*> ladder, libraries;
-  for (const json* row : rows) (is_custom(*row) ? ladder : libraries).push_back(row);
+  std::vector<const json*> ladder, libraries, own;
+  for (const json* row : rows) (is_custom(*row) ? ladder : is_library(*row) ? own : libraries).push_back(row);
   std::sort(ladder.begin(), ladder.end(), backend_order);
   std::sort(libraries.begin(), libraries.end(), backend_order);
+  // The table ends with the library itself, its device-result call last: where the ladder led.
+  std::sort(own.begin(), own.end(), [](const json* a, const json* b) {
+    return (variant_of(*a) == library_reduce) != (variant_of(*b) == library_reduce) ? variant_of(*b) == library_reduce
+                                                                                    : variant_of(*a) < variant_of(*b);
+  });
   if (ladder.empty()) {
     s << "No timed " << ladder_functor << "/" << ladder_type << " custom variants at n = " << size_label(n)
       << " in " << cold_mode << " mode; the ladder table is omitted.\n\n";
@@ -483,11 +473,13 @@ std::string render_ladder_table(const results_index& idx, std::uint64_t n) {
     }
     body.push_back(line);
   }
-  for (const json* row : libraries) {
+  auto add_other = [&](const json* row, const char* label) {
     const double t = median_of(*row);
-    body.push_back({"ref", code(variant_of(*row)), format_us(t), opt(gb_per_s_of(*row), format_gbps), dash,
+    body.push_back({label, code(variant_of(*row)), format_us(t), opt(gb_per_s_of(*row), format_gbps), dash,
                     fmt_speedup(first / t), opt(pct_of_peak_of(*row, peak), fmt_pct), dash, dash, dash, dash, dash});
-  }
+  };
+  for (const json* row : libraries) add_other(row, "ref");
+  for (const json* row : own) add_other(row, "lib");
   s << md_table({"Step", "Variant", "µs", "GB/s", "Step speedup", "Cumulative", "% peak", "Harris G80 kernel",
                  "G80 ms", "G80 GB/s", "G80 step", "G80 cumulative"},
                 "llrrrrrlrrrr", body);
@@ -500,7 +492,12 @@ std::string render_ladder_table(const results_index& idx, std::uint64_t n) {
     if (!to && ladder_step_of(*row) == harris_last_step) to = row;
   }
   s << "\nStep speedup is against the row above, cumulative against the first row (step "
-    << ladder_step_of(*ladder.front()) << "); library rows (ref) are for comparison.";
+    << ladder_step_of(*ladder.front()) << "); CUB and Thrust rows (ref) are for comparison; the rows marked lib are "
+    << "the library itself, `" << library_reduce << "` last: what the ladder led to"
+    << (std::any_of(own.begin(), own.end(), [](const json* r) { return variant_of(*r) == library_reduce_host; })
+            ? " (above it, its host-returning call, timed with the host clock like `thrust::reduce`)"
+            : "")
+    << ".";
   if (from && to)
     s << " From step " << harris_first_step << " to step " << harris_last_step << " (Harris's kernels 1 to "
       << harris_g80[std::size(harris_g80) - 1].kernel << ") this run gains "
@@ -648,6 +645,9 @@ constexpr const char* custom_palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62
 constexpr const char* cub_reference_colour = "#000000";
 constexpr const char* cub_own_op_colour = "#2166ac";
 constexpr const char* thrust_colour = "#b2182b";
+// reducelab::reduce: a dark teal no custom variant uses; its host-returning call dotted in the same colour.
+constexpr const char* reducelab_colour = "#00756f";
+constexpr const char* reducelab_host_dash = "2 3";
 
 struct line_style {
   std::string colour;
@@ -858,6 +858,8 @@ std::string sanitize(const std::string& text) {
 /// every chart; past the palette, colours repeat with a dash-dot pattern.
 svg::line_style style_of(const results_index& idx, const json& row) {
   const std::string v = variant_of(row);
+  if (is_library(row))  // the product: thick like a library, solid like a variant, in a colour of its own
+    return {svg::reducelab_colour, v == library_reduce ? "" : svg::reducelab_host_dash, svg::library_stroke, true};
   if (!is_custom(row)) {
     const char* colour = v.rfind("thrust", 0) == 0                  ? svg::thrust_colour
                          : v == cub_reduce || v == cub_scan ? svg::cub_reference_colour
@@ -931,6 +933,8 @@ std::string render_plot(const results_index& idx, const plot_spec& p) {
     });
   }
   ch.subtitle = mode_note(idx.results(), p.mode) + "; libraries drawn thick and dashed";
+  if (idx.has_variant(library_reduce) || idx.has_variant(library_reduce_host))
+    ch.subtitle += ", " + std::string(library_reduce) + " thick and solid";
   return svg::render(ch);
 }
 
@@ -998,7 +1002,8 @@ std::vector<plot_spec> plan_plots(const json& results) {
 
 std::string render_markdown(const json& results, const std::string& plots_subdir) {
   const results_index idx(results);
-  return render_header(idx) + render_methods_section(results) + render_summary(idx) + render_ladder(idx) +
+  return render_header(idx) + render_methods_section(results) + render_summary(idx) +
+         render_goals_section(results) + render_ladder(idx) +
          render_failures(idx) + render_nan_section(results) +
          render_plot_links(idx, plan_plots(results), plots_subdir);
 }

@@ -1,4 +1,4 @@
-// The CUB baseline for widening sums (reducelab/widening.cuh), with the same accumulator type:
+// The CUB baseline for widening sums (lab/widening.cuh), with the same accumulator type:
 //   cub::DeviceReduce::TransformReduce(temp, bytes, in, out, n, cuda::std::plus<AccT>{}, widen, -0.0, stream)
 // `widen` converts each __half / __nv_bfloat16 to AccT as it is loaded, so CUB adds in AccT exactly as ours does.
 // Initial value -0.0 (the identity), not CUB's Sum default T{} = +0.0. CUB applies it once, after reducing
@@ -6,7 +6,7 @@
 #pragma once
 
 #include "reducelab/core/error.hpp"
-#include "reducelab/kernels/widening_sum.cuh"
+#include "lab/kernels/widening_sum.cuh"
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/functional>

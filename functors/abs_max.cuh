@@ -5,7 +5,7 @@
 // compared in the unsigned type so |INT_MIN| does not overflow. NaN inputs are outside the domain.
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 #include <cuda/std/cmath>
 

@@ -6,7 +6,7 @@
 // Identity: (1, 0). The a's are odd so a long composition never collapses to a constant map.
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 #include <string>
 

@@ -12,7 +12,7 @@
 // as a functor by the build's glob.
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 #include <cuda/std/cmath>
 

@@ -4,7 +4,7 @@
 // values drawn from 0..999 so that ties really happen. Over float the pair is 8 bytes (fits one 64-bit word).
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 #include <string>
 

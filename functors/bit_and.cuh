@@ -1,7 +1,7 @@
 // bit_and: a & b over the integer types. Wraps cuda::std::bit_and. Identity all ones. Exact.
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 namespace reducelab::functors {
 

@@ -1,7 +1,7 @@
 // bit_or: a | b over the integer types. Wraps cuda::std::bit_or. Identity 0. Exact.
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 namespace reducelab::functors {
 

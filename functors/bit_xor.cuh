@@ -1,7 +1,7 @@
 // bit_xor: a ^ b over the integer types. Wraps cuda::std::bit_xor. Identity 0. Exact.
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 namespace reducelab::functors {
 

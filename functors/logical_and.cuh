@@ -2,7 +2,7 @@
 // cuda::std::logical_and. Identity true. Inputs are 0/1: over other bytes the identity law fails (e op 5 == 1).
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 namespace reducelab::functors {
 

@@ -4,7 +4,7 @@
 // inputs are outside its domain (amax propagates NaN, nanmax ignores it: both define the result).
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 namespace reducelab::functors {
 

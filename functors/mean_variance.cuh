@@ -5,7 +5,7 @@
 // Commutative in exact arithmetic; it rounds, so results are judged against check_accuracy's bound.
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 #include <algorithm>
 #include <cmath>

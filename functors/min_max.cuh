@@ -3,7 +3,7 @@
 // point, (max, lowest) for integers. Both pairs are 8 bytes.
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 #include <string>
 

@@ -2,7 +2,7 @@
 // Exact; NaN inputs are outside its domain (see maximum.cuh; amin and nanmin define them).
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 namespace reducelab::functors {
 

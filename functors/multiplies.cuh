@@ -9,7 +9,7 @@
 // with |d| <= 1/256 it was 0.6 %, and the shared-memory tree variants showed the same 0.6 % on an H100).
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 #include <cmath>
 

@@ -3,7 +3,7 @@
 // x == -0.0, whereas +0.0 + -0.0 == +0.0 would turn a sum of negative zeros positive.
 #pragma once
 
-#include "reducelab/functor.hpp"
+#include "lab/functor.hpp"
 
 #include <cmath>
 

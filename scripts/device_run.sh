@@ -12,6 +12,10 @@
 #   quick            the quick default comparison, results/<device>-quick/
 #   full1 full2      the two halves of the full sweep, results/<device>-part{1,2}/ (merged by `full-merge`)
 #   full-merge       merge the two halves into results/<device>/ and pack it as $OUT/results.tgz
+#   library          reducelab::reduce's GPU tests, and compute-sanitizer (all four tools) over them
+#   libcompare       the quick sweep with the library, CUB and Thrust rows only, results/<device>-lib/
+#   tune             `reducelab tune`: $OUT/tune.json, and $OUT/sm90.hpp to replace include/reducelab/tuning/sm90.hpp;
+#                    TUNE_ARGS adds options (TUNE_ARGS=--quick: a smoke run)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-device-out}
@@ -67,14 +71,14 @@ for step in "$@"; do
       # --clock-control none: ncu would otherwise lock the clocks to base, and this machine's clocks are not ours
       # to change. The reference timings come from a normal held-stream run of the same rows.
       tmp=$(mktemp -d)
-      variants="cub::DeviceReduce::Reduce multi_pass vectorized_loads"
+      variants=${NCU_VARIANTS:-"cub::DeviceReduce::Reduce multi_pass vectorized_loads"}
       "$rl" compare --ops plus --types int32 --sizes 2^20,2^28 --variants "${variants// /,}" --no-confirm \
         --out "$tmp/ref" > "$out/ncu-ref.txt" 2>&1
       for n in 2^20 2^28; do
         for v in $variants; do
           tag="$(echo "$v" | tr -cd 'A-Za-z0-9_')_${n/^/_}"
           ncu --csv --page raw --print-units base --clock-control none --cache-control all \
-            --metrics gpu__time_duration.sum,dram__bytes_read.sum \
+            --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active \
             "$rl" compare --ops plus --types int32 --sizes "$n" --variants "$v" --samples 5 --no-hold --no-confirm \
             --out "$tmp/$tag" > "$tmp/ncu_$tag.csv" 2> "$tmp/ncu_$tag.err"
           cp "$tmp/$tag/results.json" "$tmp/ncu_$tag.json"
@@ -111,6 +115,33 @@ for step in "$@"; do
         --out "results/$device_dir" > "$out/merge.txt" 2>&1
       echo "merge rc=$? $(head -1 "$out/merge.txt")" >> "$summary"
       tar czf "$out/results.tgz" "results/$device_dir"
+      ;;
+    tune)
+      "$rl" tune ${TUNE_ARGS:-} --out "$out/tune.json" --write-header "$out/sm90.hpp" > "$out/tune.txt" 2>&1
+      echo "tune rc=$? $(tail -1 "$out/tune.txt")" >> "$summary"
+      sed -n '/^class /,/^geomean, worst/p' "$out/tune.txt" >> "$summary"
+      grep -E "FAILED" "$out/tune.txt" | head -10 >> "$summary"
+      ;;
+    library)
+      # reducelab::reduce alone: its GPU tests, then each compute-sanitizer tool over them (initcheck: see the
+      # note in include/reducelab/kernels/single_pass.cuh on flags read before they are written).
+      "$build/tests/test_gpu" --gtest_filter='LibraryReduce.*' > "$out/library-tests.log" 2>&1
+      echo "library tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$out/library-tests.log" | tr '\n' ' ')" >> "$summary"
+      for tool in memcheck racecheck synccheck initcheck; do
+        timeout ${SANITIZE_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/test_gpu" \
+          --gtest_filter='LibraryReduce.*:-*Reproducible*' > "$out/sanitize-library-$tool.log" 2>&1
+        echo "compute-sanitizer $tool (library) rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-library-$tool.log" | tail -1)" >> "$summary"
+      done
+      ;;
+    libcompare)
+      # The quick sweep's functors and types, the library against the libraries only (fast; the full quick
+      # step times every backend).
+      "$rl" compare --variants 'reducelab::reduce,reducelab::reduce(host),cub::DeviceReduce::Reduce,thrust::reduce,cub::DeviceScan::InclusiveScan(last),thrust::inclusive_scan(last)' \
+        --no-confirm ${LIBCOMPARE_ARGS:-} --out "results/$device_dir-lib" > "$out/compare-lib.txt" 2>&1
+      echo "compare (library) rc=$?" >> "$summary"
+      sed -n '/^reducelab::reduce$/,/^functor\/type  *n  *mode  *best/p' "$out/compare-lib.txt" >> "$summary"
+      sed -n '/^Goals/,$p' "$out/compare-lib.txt" | grep -E "MISS|PASS|NO DATA" | grep -v PASS | head -40 >> "$summary"
+      tar czf "$out/results-lib.tgz" "results/$device_dir-lib"
       ;;
     *) echo "unknown step '$step'" >> "$summary" ;;
   esac

@@ -1,7 +1,7 @@
 // GPU tests skip, with the reason, on machines without a usable CUDA device (CI has none).
 #pragma once
 
-#include "reducelab/core/device_info.hpp"
+#include "lab/core/device_info.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // in these suites with no edit here.
 #pragma once
 
-#include "reducelab/registry/registry.hpp"
+#include "lab/registry/registry.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // CPU: option parsing and name validation of the reducelab tool.
-#include "reducelab/cli/commands.hpp"
-#include "reducelab/core/device_info.hpp"
+#include "lab/cli/commands.hpp"
+#include "lab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
 
 #include <gtest/gtest.h>
@@ -131,6 +131,47 @@ TEST(Options, AnotherCommandsOptionIsRefused) {
   EXPECT_NE(error_of([] { parse({"check", "--bogus=1"}); }).find("'--bogus'"), std::string::npos);
 }
 
+TEST(Options, TuneOptions) {
+  const auto o = parse({"tune", "--samples", "20", "--quick", "--out", "tune.json", "--write-header",
+                        "include/reducelab/tuning/sm90.hpp", "--seed", "7"});
+  EXPECT_EQ(o.command, "tune");
+  EXPECT_EQ(o.samples, 20u);
+  EXPECT_TRUE(o.quick);
+  EXPECT_EQ(o.out_file, "tune.json");
+  EXPECT_TRUE(o.out_dir.empty());  // tune's --out names a file, compare's a folder: they land in different fields
+  EXPECT_EQ(o.header_file, "include/reducelab/tuning/sm90.hpp");
+  EXPECT_EQ(o.seed, 7u);
+  EXPECT_EQ(parse({"tune", "--write-header=h.hpp", "--out=t.json"}).header_file, "h.hpp");
+  EXPECT_EQ(parse({"compare", "--out", "res"}).out_file, "");
+  // The defaults: every size, the default sample count (0 = default_tune_samples), nothing written.
+  const auto d = parse({"tune"});
+  EXPECT_FALSE(d.quick);
+  EXPECT_EQ(d.samples, 0u);
+  EXPECT_TRUE(d.out_file.empty());
+  EXPECT_TRUE(d.header_file.empty());
+  EXPECT_GE(default_tune_samples, min_compare_samples);
+}
+
+TEST(Options, BadTuneValuesAreNamed) {
+  const std::string few = error_of([] { parse({"tune", "--samples", "4"}); });
+  EXPECT_NE(few.find("--samples: '4' is below the minimum of 5"), std::string::npos) << few;
+  for (const char* empty : {"--write-header", "--write-header="})
+    EXPECT_NE(error_of([&] { parse({"tune", empty}); }).find("--write-header needs a value"), std::string::npos)
+        << empty;
+  EXPECT_NE(error_of([] { parse({"tune", "--out", "--quick"}); }).find("--out needs a value"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"tune", "--write-header", "--out", "t.json"}); }).find("--write-header needs a value"),
+            std::string::npos);
+  // Options of other commands, and tune's own on other commands, are refused with the command named.
+  for (const char* other : {"--ops", "--sizes", "--mode", "--flush", "--full", "--no-hold"}) {
+    const std::string e = error_of([&] { parse({"tune", other, "x"}); });
+    EXPECT_NE(e.find(std::string("'") + other + "'"), std::string::npos) << e;
+    EXPECT_NE(e.find("'tune'"), std::string::npos) << e;
+  }
+  EXPECT_NE(error_of([] { parse({"compare", "--quick"}); }).find("'--quick'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"compare", "--write-header", "h"}); }).find("'--write-header'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse({"tune", "stray"}); }).find("'stray'"), std::string::npos);
+}
+
 TEST(Options, InputKindsComeFromTheEnum) {
   EXPECT_EQ(parse({"check", "--inputs", "nan"}).inputs,
             (std::vector<reducelab::input_kind>{reducelab::input_kind::nan}));
@@ -158,7 +199,7 @@ TEST(Options, PositionalsAndTheOtherCommands) {
   EXPECT_EQ(m.sizes, (std::vector<std::size_t>{1024, 4096, 16384}));
   EXPECT_EQ(m.out_dir, "m");
   const std::string unknown = error_of([] { parse({"frobnicate"}); });
-  for (const char* c : {"list", "check", "compare", "report", "diff", "methods", "help"})
+  for (const char* c : {"list", "check", "compare", "report", "diff", "methods", "tune", "help"})
     EXPECT_NE(unknown.find(c), std::string::npos) << unknown;
 }
 
@@ -168,7 +209,7 @@ TEST(Help, TheToolsHelpListsEveryCommand) {
     EXPECT_EQ(o.command, "help");
     EXPECT_EQ(o.help_text, usage());
   }
-  for (const char* c : {"list", "check", "compare", "report", "diff", "methods", "help"})
+  for (const char* c : {"list", "check", "compare", "report", "diff", "methods", "tune", "help"})
     EXPECT_NE(usage().find(c), std::string::npos) << c;
 }
 
@@ -181,6 +222,8 @@ TEST(Help, EveryCommandHasItsOwnHelp) {
       {"report", {"RESULTS.json", "--out"}},
       {"diff", {"A.json"}},
       {"methods", {"--sizes", "--out"}},
+      {"tune", {"--samples", "--quick", "--out", "--write-header", "--seed", "sm90.hpp", "logical_or/bool",
+                "affine_compose/affine32", "2^14..2^28", "crossover"}},
   };
   for (const auto& [command, mentions] : expected) {
     for (const char* flag : {"--help", "-h"}) {
@@ -195,8 +238,11 @@ TEST(Help, EveryCommandHasItsOwnHelp) {
   EXPECT_NE(parse({"list", "--help"}).help_text, usage());
   EXPECT_EQ(parse({"list", "--help"}).help_text.find("--sizes"), std::string::npos);
   EXPECT_EQ(parse({"check", "--help"}).help_text.find("--flush"), std::string::npos);
+  EXPECT_EQ(parse({"tune", "--help"}).help_text.find("--ops"), std::string::npos);
+  EXPECT_EQ(parse({"compare", "--help"}).help_text.find("--write-header"), std::string::npos);
   // --help wins over a bad value elsewhere on the line.
   EXPECT_EQ(parse({"compare", "--samples", "2", "--help"}).command, "help");
+  EXPECT_EQ(parse({"tune", "--samples", "2", "--help"}).command, "help");
   EXPECT_NE(error_of([] { parse({"help", "frobnicate"}); }).find("'frobnicate'"), std::string::npos);
 }
 
@@ -237,4 +283,16 @@ TEST(Commands, GpuCommandsSayPlainlyWhenThereIsNoGpu) {
   std::ostringstream out;
   const std::string e = error_of([&] { run_command(parse({"check"}), out); });
   EXPECT_NE(e.find("'check' needs a GPU"), std::string::npos) << e;
+  const std::string t = error_of([&] { run_command(parse({"tune", "--quick"}), out, "reducelab tune --quick"); });
+  EXPECT_NE(t.find("'tune' needs a GPU"), std::string::npos) << t;
+  EXPECT_TRUE(out.str().empty()) << out.str();  // refused before printing anything
+}
+
+TEST(Commands, TuneRefusesAMissingOutputFolderBeforeMeasuring) {
+  std::ostringstream out;
+  const std::string e = error_of([&] { run_command(parse({"tune", "--out", "no/such/folder/t.json"}), out); });
+  EXPECT_NE(e.find("--out: the folder 'no/such/folder' does not exist"), std::string::npos) << e;
+  const std::string h = error_of([&] { run_command(parse({"tune", "--write-header", "no/such/sm90.hpp"}), out); });
+  EXPECT_NE(h.find("--write-header: the folder 'no/such' does not exist"), std::string::npos) << h;
+  EXPECT_TRUE(out.str().empty()) << out.str();
 }

@@ -4,9 +4,9 @@
 #include "functors/minimum.cuh"
 #include "functors/plus.cuh"
 #include "gpu_test.hpp"
-#include "reducelab/core/device_buffer.hpp"
-#include "reducelab/reduce.cuh"
-#include "reducelab/variants/all_variants.cuh"
+#include "lab/core/device_buffer.hpp"
+#include "lab/variants/run_variant.cuh"
+#include "lab/variants/all_variants.cuh"
 
 #include <cub/device/device_reduce.cuh>
 
@@ -41,9 +41,9 @@ TEST(CubInitialValues, SumOfNegativeZerosAndMinOfInfinities) {
   EXPECT_FALSE(std::signbit(cub_sum)) << "CUB's Sum starts from +0.0";
   using V = reducelab::variants::grid_stride_shuffle;
   const float ours = reduce_with(zeros, [](const float* in, int n, float* out) {
-    const std::size_t bytes = reducelab::workspace_bytes<V, reducelab::functors::plus, float>(n);
+    const std::size_t bytes = reducelab::variant_workspace_bytes<V, reducelab::functors::plus, float>(n);
     device_buffer ws(bytes);
-    reducelab::reduce<V>(in, n, out, ws.data(), bytes, reducelab::functors::plus{});
+    reducelab::run_variant<V>(in, n, out, ws.data(), bytes, reducelab::functors::plus{});
   });
   EXPECT_TRUE(std::signbit(ours)) << "identity -0.0 keeps the sum of negative zeros negative";
 

@@ -4,7 +4,7 @@
 // Compute step.)
 #include "comparisons/timing/engine.hpp"
 #include "comparisons/timing/stream_hold.hpp"
-#include "reducelab/core/device_buffer.hpp"
+#include "lab/core/device_buffer.hpp"
 #include "reducelab/core/error.hpp"
 #include "tests/gpu_test.hpp"
 

@@ -1,12 +1,12 @@
-// GPU: widening sums (reducelab/widening.cuh) and CUB's TransformReduce with the same float accumulator, both
+// GPU: widening sums (lab/widening.cuh) and CUB's TransformReduce with the same float accumulator, both
 // judged against the host reference: inputs converted to float (exactly), summed in long double, error bound
 // gamma(depth) * sum|x| with u = 2^-24 (reducelab::judge_float_sum). Awkward sizes, pointers offset by one item
 // (the scalar head), __half and __nv_bfloat16.
 #include "comparisons/widening_baseline.cuh"
 #include "gpu_test.hpp"
-#include "reducelab/core/device_buffer.hpp"
-#include "reducelab/host/accuracy.hpp"
-#include "reducelab/widening.cuh"
+#include "lab/core/device_buffer.hpp"
+#include "lab/host/accuracy.hpp"
+#include "lab/widening.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -9,9 +9,9 @@
 #include "functors/nanmax.cuh"
 #include "functors/nanmin.cuh"
 #include "functors/plus.cuh"
-#include "reducelab/host/monoid_laws.hpp"
-#include "reducelab/host/reference.hpp"
-#include "reducelab/registry/registry.hpp"
+#include "lab/host/monoid_laws.hpp"
+#include "lab/host/reference.hpp"
+#include "lab/registry/registry.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 #include "functors/affine_compose.cuh"
 #include "functors/multiplies.cuh"
 #include "functors/plus.cuh"
-#include "reducelab/host/inputs.hpp"
-#include "reducelab/host/reference.hpp"
+#include "lab/host/inputs.hpp"
+#include "lab/host/reference.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // CPU: the registry agrees with the files on disk and with each functor's declared traits.
-#include "reducelab/functor_files.hpp"
+#include "lab/functor_files.hpp"
 #include "registry_params.hpp"
 
 #include <algorithm>

@@ -1,8 +1,10 @@
-// CPU: the Markdown report, the SVG plots and `reducelab diff`, on the synthetic fixtures under
-// tests/fixtures (REDUCELAB_FIXTURE_DIR). The expected numbers are worked out by hand from the fixture's medians.
+// CPU: the Markdown report, the SVG plots, the goals of reducelab::reduce and `reducelab diff`, on the synthetic
+// fixtures under tests/fixtures (REDUCELAB_FIXTURE_DIR). The expected numbers are worked out by hand from the
+// fixture's medians.
 #include "comparisons/commands_report.hpp"
 #include "comparisons/diff.hpp"
 #include "comparisons/report.hpp"
+#include "comparisons/report_goals.hpp"
 #include "comparisons/results_view.hpp"
 #include "comparisons/timing/statistics.hpp"
 #include "reducelab/core/error.hpp"
@@ -576,4 +578,449 @@ TEST(Markdown, RefusedVariantsAreListedBesideTheirOwnReason) {
             std::string::npos)
       << line;
   EXPECT_EQ(count(line, "compensated summation"), 1u) << line;
+}
+
+// --- reducelab::reduce: the summary's lead, the ladder's last row, the goals -----------------------------
+//
+// tests/fixtures/compare_library.json (synthetic, H200 peak 4814.3 GB/s), cold medians in µs:
+//   plus/int32     n:   2^10   2^13   2^16   2^20   2^22   2^24   2^28
+//     reducelab::reduce  4.00   4.50   10.0   20.0   40.0  150.0  230.0
+//     CUB Reduce         4.20   4.41   13.9   25.0   46.4  162.0  236.9   (× CUB 1.05 0.98 1.39 1.25 1.16 1.08 1.03)
+//     host call          5.00   5.50   12.0   25.0   46.0  156.0  236.0
+//     thrust::reduce     20.0   22.0   36.0   72.5   50.6  160.0  234.0   (× Thrust 4.00 4.00 3.00 2.90 1.10 1.03 0.99)
+//   plus/double, argmax/float_idx32 (8 bytes) and affine_compose/affine32 (8 bytes, non-commutative, scan
+//   references) at 2^16, 2^20, 2^28: library 11.0/30.0/460.0, 10.5/29.0/470.0 and 10.8/30.0/470.0.
+//   One hot group: plus/int32 at 2^16, library 8.0 against CUB 7.76 (0.97×).
+
+namespace {
+
+const std::string fixture_library = std::string(REDUCELAB_FIXTURE_DIR) + "/compare_library.json";
+
+const json& library_fixture() {
+  static const json results = rr::load_results(fixture_library);
+  return results;
+}
+
+constexpr std::uint64_t p2(int k) { return std::uint64_t{1} << k; }
+
+/// The lines of `text` that start a Markdown table row.
+std::vector<std::string> table_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("|", 0) == 0) lines.push_back(line);
+  return lines;
+}
+
+/// The check of `goal` for (functor, type, n, mode); fails the test when there is none.
+const rr::goal_check& check_of(const std::vector<rr::goal_check>& checks, rr::goal_kind goal,
+                               const std::string& functor, const std::string& type, std::uint64_t n,
+                               const std::string& mode = "cold") {
+  for (const auto& k : checks)
+    if (k.goal == goal && k.functor == functor && k.type == type && k.n == n && k.mode == mode) return k;
+  ADD_FAILURE() << "no " << rr::goal_id(goal) << " check for " << functor << "/" << type << " n=" << n << " " << mode;
+  static const rr::goal_check none;
+  return none;
+}
+
+/// Sets the median of one row of `results` (and drops its stored ratios, so the report recomputes them).
+void set_median(json& results, const std::string& variant, const std::string& functor, const std::string& type,
+                std::uint64_t n, double median_us, const std::string& mode = "cold") {
+  bool found = false;
+  for (auto& r : results["rows"])
+    if (r["variant"] == variant && r["functor"] == functor && r["type"] == type && r["n"] == n && r["mode"] == mode) {
+      r["median_us"] = median_us;
+      found = true;
+    }
+  ASSERT_TRUE(found) << variant << " " << functor << "/" << type << " " << n;
+}
+
+}  // namespace
+
+TEST(LibraryReport, SummaryLeadsWithReducelabReduce) {
+  const std::string md = rr::render_markdown(library_fixture(), "plots");
+  const std::string summary = section(md, "## Summary");
+  ASSERT_FALSE(summary.empty()) << md;
+  // The first table of the summary is reducelab::reduce's, before the best custom variant's.
+  const auto lines = table_lines(summary);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front(),
+            "| Functor | Type | n | µs | GB/s | % peak | CUB µs | × CUB [95 % CI] | host µs | Thrust µs | "
+            "host × Thrust [95 % CI] |");
+  const auto lead = summary.find("### `reducelab::reduce`, cold");
+  const auto best = summary.find("### Best custom variant");
+  ASSERT_NE(lead, std::string::npos) << summary;
+  ASSERT_NE(best, std::string::npos) << summary;
+  EXPECT_LT(lead, best);
+  EXPECT_EQ(summary.find("| Functor"), summary.find("| Functor | Type | n | µs |"));
+  // 2^16: 13.9 / 10.0 = 1.39× against CUB; host 36.0 / 12.0 = 3.00× against Thrust (intervals as compare wrote them).
+  EXPECT_NE(summary.find("| `plus` | `int32` | 2^16 | 10.0 | 26.2 | 0.5 % | 13.9 | 1.39× [1.36, 1.42] **win** | 12.0 | "
+                         "36.0 | 3.00× [2.97, 3.03] **win** |"),
+            std::string::npos)
+      << summary;
+  // 2^28: 2^30 bytes / 230 µs = 4668.4 GB/s = 97.0 % of 4814.3.
+  EXPECT_NE(summary.find("| `plus` | `int32` | 2^28 | 230.0 | 4668.4 | 97.0 % | 236.9 |"), std::string::npos);
+  // The non-commutative functor is compared with the scans: 1650 / 470 = 3.51×, 1700 / 472 = 3.60×.
+  EXPECT_NE(summary.find("| `affine_compose` | `affine32` | 2^28 | 470.0 | 4569.1 | 94.9 % | 1650 | 3.51× [3.48, 3.54] "
+                         "**win** | 472.0 | 1700 | 3.60×"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("Against CUB: 12 win(s), 0 loss(es), 4 tie(s)."), std::string::npos) << summary;
+  // The policy the rows carry, grouped by value size.
+  EXPECT_NE(summary.find("- `table` sm90, `block_threads` 256, `vectors_per_thread` 4, `blocks_per_sm` 0, "
+                         "`single_block_threads` 512, `single_block_max_bytes` 16384: `plus`/`int32`\n"),
+            std::string::npos)
+      << summary;
+  // The best-custom table keeps to the groups that have custom variants (2^22 and 2^28 of plus/int32).
+  const std::string custom = summary.substr(best);
+  EXPECT_EQ(custom.find("(none timed)"), std::string::npos) << custom;
+  EXPECT_EQ(table_lines(custom).size(), 4u) << custom;  // head, rule, two rows
+}
+
+TEST(LibraryReport, SummaryShowsAFailedLibraryRowAndTheGoalHasNoData) {
+  json results = library_fixture();
+  for (auto& r : results["rows"])
+    if (r["variant"] == "reducelab::reduce" && r["type"] == "int32" && r["n"] == p2(22) && r["mode"] == "cold") {
+      r["validation"]["status"] = "FAIL";
+      r["validation"]["message"] = "got 1, expected 2";
+      r["timed"] = false;
+    }
+  const std::string summary = section(rr::render_markdown(results, "plots"), "## Summary");
+  EXPECT_NE(summary.find("| `plus` | `int32` | 2^22 | **FAIL** | — | — | 46.4 | — |"), std::string::npos) << summary;
+  const auto checks = rr::evaluate_goals(results);
+  const auto& k = check_of(checks, rr::goal_kind::ratio, "plus", "int32", p2(22));
+  EXPECT_EQ(k.verdict, rr::goal_verdict::no_data);
+  EXPECT_EQ(k.note, "reducelab::reduce FAIL");
+  EXPECT_NE(rr::goals_text(results).find("NO DATA: reducelab::reduce FAIL"), std::string::npos);
+}
+
+TEST(LibraryReport, LadderTableEndsWithReducelabReduce) {
+  const std::string md = rr::render_markdown(library_fixture(), "plots");
+  for (const char* heading : {"### n = 2^22", "### n = 2^28"}) {
+    const auto lines = table_lines(section(md, heading));
+    ASSERT_GE(lines.size(), 4u) << heading << "\n" << md;
+    EXPECT_NE(lines.back().find("| lib | `reducelab::reduce` |"), std::string::npos) << lines.back();
+    EXPECT_NE(lines[lines.size() - 2].find("| lib | `reducelab::reduce(host)` |"), std::string::npos)
+        << lines[lines.size() - 2];
+    EXPECT_NE(lines[lines.size() - 3].find("| ref |"), std::string::npos) << lines[lines.size() - 3];
+  }
+  // Cumulative against the first step: 9000 / 230 = 39.13×; 2^30 bytes / 230 µs is 97.0 % of the peak.
+  const auto at28 = table_lines(section(md, "### n = 2^28"));
+  EXPECT_NE(at28.back().find("| 230.0 | 4668.4 | — | 39.13× | 97.0 % |"), std::string::npos) << at28.back();
+  EXPECT_NE(section(md, "### n = 2^28").find("the rows marked lib are the library itself"), std::string::npos);
+}
+
+TEST(LibraryReport, PlotsAndCsvCarryTheLibraryRows) {
+  scratch_dir dir;
+  rr::write_plots(library_fixture(), dir.path.string());
+  const std::string svg = read_text(dir.path / "gbps_plus_int32_cold.svg");
+  // 2 custom variants, CUB, Thrust and the library's two calls.
+  EXPECT_EQ(count(svg, "<polyline"), 6u);
+  // The library's own colour, solid for the device call, dotted for the host call; both labels bold.
+  EXPECT_NE(svg.find("<title>reducelab::reduce</title>\n<polyline fill=\"none\" stroke=\"#00756f\" stroke-width=\"3.2\" "
+                     "stroke-linejoin"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("<title>reducelab::reduce(host)</title>\n<polyline fill=\"none\" stroke=\"#00756f\" "
+                     "stroke-width=\"3.2\" stroke-dasharray=\"2 3\""),
+            std::string::npos);
+  EXPECT_NE(svg.find("font-weight=\"bold\">reducelab::reduce</text>"), std::string::npos);
+  EXPECT_NE(read_text(dir.path / "speedup_affine_compose_affine32_cold.svg").find("reducelab::reduce"),
+            std::string::npos);
+
+  const auto csv_path = dir.path / "results.csv";
+  rr::write_csv(library_fixture(), csv_path.string());
+  const std::string csv = read_text(csv_path);
+  EXPECT_NE(csv.find(",clock,clock_low,policy\n"), std::string::npos);
+  EXPECT_NE(csv.find("\"reducelab::reduce\",library,0,plus,int32,4,65536,cold,PASS,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",\"block_threads=256 blocks_per_sm=0 single_block_max_bytes=16384 single_block_threads=512 "
+                     "table=sm90 vectors_per_thread=4\"\n"),
+            std::string::npos);
+  // Rows without a policy end with an empty quoted field.
+  EXPECT_NE(csv.find("\"cub::DeviceReduce::Reduce\",cub,0,plus,int32,4,1024,"), std::string::npos);
+  EXPECT_NE(csv.find(",\"\"\n"), std::string::npos);
+}
+
+TEST(LibraryReport, DiffMatchesLibraryRowsLikeAnyOther) {
+  json b = library_fixture();
+  set_median(b, "reducelab::reduce", "plus", "int32", p2(28), 276.0);  // 1.2× slower, beyond the 4 % spread
+  const auto rows = rr::diff_runs(library_fixture(), b);
+  std::size_t library_rows = 0;
+  for (const auto& d : rows) {
+    if (d.variant.rfind("reducelab::reduce", 0) == 0) ++library_rows;
+    const bool changed = d.variant == "reducelab::reduce" && d.type == "int32" && d.n == p2(28) && d.mode == "cold";
+    EXPECT_EQ(d.label, changed ? rr::diff_label::slower : rr::diff_label::same) << d.variant << " " << d.n;
+  }
+  EXPECT_EQ(library_rows, 33u);  // 16 cold groups x 2 calls + the hot device row
+}
+
+TEST(Goals, SizeBandsAndTheRuleForSizesBetweenThem) {
+  struct expected {
+    std::uint64_t n;
+    int lo;
+    double min_ratio;
+  };
+  for (const auto& e : std::vector<expected>{{p2(10), 10, 1.00}, {p2(11), 10, 1.00}, {p2(12), 10, 1.00},
+                                             {p2(13), 10, 1.00},  // nearest listed size below: 2^12
+                                             {p2(14), 14, 1.40}, {p2(16), 14, 1.40}, {p2(18), 14, 1.40},
+                                             {p2(19), 14, 1.40},  // 2^18's band
+                                             {1000000, 14, 1.40}, {p2(20), 20, 1.25}, {p2(21), 20, 1.25},
+                                             {p2(22), 22, 1.15}, {p2(23), 22, 1.15}, {p2(24), 24, 1.08},
+                                             {p2(25), 24, 1.08}, {p2(26), 26, 1.02}, {p2(28), 26, 1.02},
+                                             {p2(30), 26, 1.02}, {p2(33), 26, 1.02}}) {
+    const auto band = rr::ratio_band_of(e.n);
+    ASSERT_TRUE(band.has_value()) << e.n;
+    EXPECT_EQ(band->lo_log2, e.lo) << e.n;
+    EXPECT_DOUBLE_EQ(band->min_ratio, e.min_ratio) << e.n;
+  }
+  EXPECT_FALSE(rr::ratio_band_of(p2(9)).has_value());  // below the table: only the floor applies
+  EXPECT_FALSE(rr::ratio_band_of(1000).has_value());
+
+  // The fixture's 2^13 row (0.98×) is judged in the 2^10-2^12 band: MISS by 0.02×, not by 0.42× (2^14's band).
+  const auto checks = rr::evaluate_goals(library_fixture());
+  const auto& k = check_of(checks, rr::goal_kind::ratio, "plus", "int32", p2(13));
+  EXPECT_DOUBLE_EQ(k.target, 1.00);
+  EXPECT_EQ(k.verdict, rr::goal_verdict::miss);
+  EXPECT_NEAR(k.shortfall, 0.02, 1e-9);
+  const std::string goals = section(rr::render_markdown(library_fixture(), "plots"), "## Goals");
+  EXPECT_NE(goals.find("| ratio | `plus/int32` | 2^13 | cold | ≥ 1.00× (2^10–2^12) | 0.98× [0.95, 1.01] |"),
+            std::string::npos)
+      << goals;
+  EXPECT_NE(goals.find("2^13 → 2^10–2^12"), std::string::npos);  // the rule is written in the report
+}
+
+TEST(Goals, RatioPassAndMissOnHandMadeNumbers) {
+  const auto checks = rr::evaluate_goals(library_fixture());
+  // plus/int32 2^16: 13.9 / 10.0 = 1.39× against 1.40×: MISS by 0.01×, the interval shown as compare wrote it.
+  const auto& miss = check_of(checks, rr::goal_kind::ratio, "plus", "int32", p2(16));
+  EXPECT_EQ(miss.verdict, rr::goal_verdict::miss);
+  EXPECT_DOUBLE_EQ(miss.target, 1.40);
+  EXPECT_NEAR(*miss.measured, 1.39, 1e-12);
+  EXPECT_NEAR(miss.shortfall, 0.01, 1e-9);
+  ASSERT_TRUE(miss.interval.has_value());
+  EXPECT_DOUBLE_EQ(miss.interval->first, 1.36);
+  EXPECT_EQ(miss.reference, "cub::DeviceReduce::Reduce");
+  // plus/double 2^16: 15.4 / 11.0 = 1.40× exactly at the target: PASS (binary rounding does not turn it into a MISS).
+  EXPECT_EQ(check_of(checks, rr::goal_kind::ratio, "plus", "double", p2(16)).verdict, rr::goal_verdict::pass);
+  // 2^20 at 1.25×, 2^24 at 1.08×: on their targets, PASS; 2^22 at 1.16× over 1.15×, PASS.
+  for (int k : {20, 22, 24, 28})
+    EXPECT_EQ(check_of(checks, rr::goal_kind::ratio, "plus", "int32", p2(k)).verdict, rr::goal_verdict::pass) << k;
+  // The non-commutative functor is judged against the scan CUB offers it.
+  EXPECT_EQ(check_of(checks, rr::goal_kind::ratio, "affine_compose", "affine32", p2(16)).reference,
+            "cub::DeviceScan::InclusiveScan(last)");
+
+  // The same row at 14.0 / 10.0 = 1.40×: PASS.
+  json at_target = library_fixture();
+  set_median(at_target, "cub::DeviceReduce::Reduce", "plus", "int32", p2(16), 14.0);
+  const auto at_target_checks = rr::evaluate_goals(at_target);
+  const auto& pass = check_of(at_target_checks, rr::goal_kind::ratio, "plus", "int32", p2(16));
+  EXPECT_EQ(pass.verdict, rr::goal_verdict::pass);
+  EXPECT_DOUBLE_EQ(pass.shortfall, 0.0);
+
+  const std::string goals = section(rr::render_markdown(library_fixture(), "plots"), "## Goals");
+  EXPECT_NE(goals.find("| ratio | `plus/int32` | 2^16 | cold | ≥ 1.40× (2^14–2^18) | 1.39× [1.36, 1.42] | "
+                       "`cub::DeviceReduce::Reduce` | **MISS** by 0.01× |"),
+            std::string::npos)
+      << goals;
+}
+
+TEST(Goals, FloorIsMissedByARowBelowItAnywhere) {
+  const auto checks = rr::evaluate_goals(library_fixture());
+  // The hot group: 7.76 / 8.0 = 0.97×.
+  const auto& hot = check_of(checks, rr::goal_kind::floor, "plus", "int32", p2(16), "hot");
+  EXPECT_EQ(hot.verdict, rr::goal_verdict::miss);
+  EXPECT_NEAR(*hot.measured, 0.97, 1e-12);
+  EXPECT_NEAR(hot.shortfall, 0.01, 1e-9);
+  // Cold, the lowest of plus/int32's seven sizes is 2^13 at 4.41 / 4.50 = 0.98×: on the floor, PASS.
+  const auto& cold = check_of(checks, rr::goal_kind::floor, "plus", "int32", p2(13));
+  EXPECT_EQ(cold.verdict, rr::goal_verdict::pass);
+  EXPECT_EQ(cold.note, "lowest of 7 sizes");
+  // 20.58 / 21.0 is 0.98 in decimal but 0.97999... in binary: still on the floor, not a MISS by rounding.
+  json on_floor = library_fixture();
+  set_median(on_floor, "reducelab::reduce", "plus", "int32", p2(13), 21.0);
+  set_median(on_floor, "cub::DeviceReduce::Reduce", "plus", "int32", p2(13), 20.58);
+  const auto on_floor_checks = rr::evaluate_goals(on_floor);
+  EXPECT_EQ(check_of(on_floor_checks, rr::goal_kind::floor, "plus", "int32", p2(13)).verdict, rr::goal_verdict::pass);
+
+  // 0.97× at 2^28 for plus/double, where the band asks only 1.02×: the floor line names it.
+  json results = library_fixture();
+  set_median(results, "cub::DeviceReduce::Reduce", "plus", "double", p2(28), 446.2);  // 446.2 / 460 = 0.97
+  const auto again = rr::evaluate_goals(results);
+  const auto& low = check_of(again, rr::goal_kind::floor, "plus", "double", p2(28));
+  EXPECT_EQ(low.verdict, rr::goal_verdict::miss);
+  EXPECT_NEAR(low.shortfall, 0.01, 1e-9);
+  EXPECT_NEAR(check_of(again, rr::goal_kind::ratio, "plus", "double", p2(28)).shortfall, 0.05, 1e-9);
+}
+
+TEST(Goals, PeakAtTheTopSizeOrTheLargestOneMeasured) {
+  const auto checks = rr::evaluate_goals(library_fixture());
+  // 2^30 bytes / 230 µs = 4668.4 GB/s = 96.97 % of 4814.3: PASS against 93 % (4-byte values).
+  const auto& int32 = check_of(checks, rr::goal_kind::peak, "plus", "int32", p2(28));
+  EXPECT_EQ(int32.verdict, rr::goal_verdict::pass);
+  EXPECT_DOUBLE_EQ(int32.target, 93.0);
+  EXPECT_NEAR(*int32.measured, 96.97, 0.01);
+  EXPECT_TRUE(int32.note.empty());
+
+  // Without 2^28 the largest size measured is judged, and the line says so: 2^24 at 9.3 % misses by 83.7 points.
+  json results = library_fixture();
+  auto& rows = results["rows"];
+  rows.erase(std::remove_if(rows.begin(), rows.end(),
+                            [](const json& r) { return r["type"] == "int32" && r["n"] == p2(28); }),
+             rows.end());
+  const auto without_top = rr::evaluate_goals(results);
+  const auto& top = check_of(without_top, rr::goal_kind::peak, "plus", "int32", p2(24));
+  EXPECT_EQ(top.verdict, rr::goal_verdict::miss);
+  EXPECT_EQ(top.note, "2^28 not measured: largest n");
+  EXPECT_NEAR(top.shortfall, 93.0 - 9.293, 0.01);
+  EXPECT_NE(rr::goals_text(results).find("(2^28 not measured: largest n)"), std::string::npos);
+
+  // 16-byte values are held to 90 %: argmax's 94.9 % passes it; 2-byte values have no peak goal.
+  json wide = library_fixture();
+  for (auto& r : wide["rows"])
+    if (r["functor"] == "argmax") r["value_bytes"] = 16;
+    else if (r["type"] == "double") r["value_bytes"] = 2;
+  const auto wide_checks = rr::evaluate_goals(wide);
+  EXPECT_DOUBLE_EQ(check_of(wide_checks, rr::goal_kind::peak, "argmax", "float_idx32", p2(28)).target, 90.0);
+  EXPECT_EQ(std::count_if(wide_checks.begin(), wide_checks.end(),
+                          [](const rr::goal_check& k) { return k.goal == rr::goal_kind::peak && k.type == "double"; }),
+            0);
+}
+
+TEST(Goals, OrderComparesWithTheFastestCommutativeFunctorOfTheSameSize) {
+  const auto checks = rr::evaluate_goals(library_fixture());
+  // 2^16: argmax/float_idx32 (10.5 µs) beats plus/double (11.0); plus/int32 is 4 bytes and never a candidate.
+  const auto& at16 = check_of(checks, rr::goal_kind::order, "affine_compose", "affine32", p2(16));
+  EXPECT_EQ(at16.reference, "argmax/float_idx32");
+  EXPECT_NEAR(*at16.measured, 10.8 / 10.5 - 1.0, 1e-12);  // +2.9 %
+  EXPECT_EQ(at16.verdict, rr::goal_verdict::pass);
+  // 2^20: 30.0 against argmax's 29.0 = +3.4 %: MISS by 0.4 points.
+  const auto& at20 = check_of(checks, rr::goal_kind::order, "affine_compose", "affine32", p2(20));
+  EXPECT_EQ(at20.verdict, rr::goal_verdict::miss);
+  EXPECT_NEAR(at20.shortfall, 30.0 / 29.0 - 1.03, 1e-12);
+  // 2^28: plus/double (460) is the fastest: +2.2 %.
+  const auto& at28 = check_of(checks, rr::goal_kind::order, "affine_compose", "affine32", p2(28));
+  EXPECT_EQ(at28.reference, "plus/double");
+  EXPECT_EQ(at28.verdict, rr::goal_verdict::pass);
+  // Only the non-commutative functor has order lines.
+  EXPECT_EQ(std::count_if(checks.begin(), checks.end(),
+                          [](const rr::goal_check& k) { return k.goal == rr::goal_kind::order; }),
+            3);
+  const std::string goals = section(rr::render_markdown(library_fixture(), "plots"), "## Goals");
+  EXPECT_NE(goals.find("| order | `affine_compose/affine32` | 2^20 | cold | ≤ +3 % | +3.4 % (30.0 vs 29.0 µs) | "
+                       "`argmax/float_idx32` (fastest commutative 8-byte functor at 2^20) | **MISS** by 0.4 points |"),
+            std::string::npos)
+      << goals;
+}
+
+TEST(Goals, HostCallAgainstThrust) {
+  const auto checks = rr::evaluate_goals(library_fixture());
+  // Up to 2^20 the host call must be 3× faster: 36.0 / 12.0 = 3.00× passes, 72.5 / 25.0 = 2.90× misses by 0.10×.
+  const auto& at16 = check_of(checks, rr::goal_kind::host, "plus", "int32", p2(16));
+  EXPECT_EQ(at16.verdict, rr::goal_verdict::pass);
+  EXPECT_DOUBLE_EQ(at16.target, 3.0);
+  const auto& at20 = check_of(checks, rr::goal_kind::host, "plus", "int32", p2(20));
+  EXPECT_EQ(at20.verdict, rr::goal_verdict::miss);
+  EXPECT_NEAR(*at20.measured, 2.90, 1e-12);
+  EXPECT_NEAR(at20.shortfall, 0.10, 1e-9);
+  EXPECT_EQ(at20.reference, "thrust::reduce");
+  // Above 2^20 it must never be slower: 50.6 / 46.0 = 1.10× passes; 234.0 / 236.0 = 0.99× misses.
+  const auto& at22 = check_of(checks, rr::goal_kind::host, "plus", "int32", p2(22));
+  EXPECT_DOUBLE_EQ(at22.target, 1.0);
+  EXPECT_EQ(at22.verdict, rr::goal_verdict::pass);
+  EXPECT_EQ(check_of(checks, rr::goal_kind::host, "plus", "int32", p2(28)).verdict, rr::goal_verdict::miss);
+  EXPECT_EQ(check_of(checks, rr::goal_kind::host, "affine_compose", "affine32", p2(16)).reference,
+            "thrust::inclusive_scan(last)");
+}
+
+TEST(Goals, CountsAndTheTerminalText) {
+  const std::string goals = section(rr::render_markdown(library_fixture(), "plots"), "## Goals");
+  // ratio: 16 lines, 2 MISS (2^13, 2^16); floor: 5, 1 MISS (hot); peak 4; order 3, 1 MISS; host 16, 2 MISS.
+  EXPECT_NE(goals.find("**38 PASS, 6 MISS (ratio 14/16, floor 4/5, peak 4/4, order 2/3, host 14/16 passed).**"),
+            std::string::npos)
+      << goals;
+  const std::string text = rr::goals_text(library_fixture());
+  EXPECT_EQ(text.rfind("Goals of reducelab::reduce on NVIDIA H200", 0), 0u) << text;
+  EXPECT_TRUE(std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+      << "the terminal text is plain ASCII\n" << text;
+  EXPECT_NE(text.find("38 PASS, 6 MISS (ratio 14/16, floor 4/5, peak 4/4, order 2/3, host 14/16 passed)\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("band rule: a size between the listed ones takes the band of the nearest listed size below"),
+            std::string::npos);
+  std::size_t pass = 0, miss = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    pass += line.find("  PASS") != std::string::npos;
+    miss += line.find("  MISS by ") != std::string::npos;
+    if (line.rfind("ratio  plus/int32", 0) == 0 && line.find(" 2^16 ") != std::string::npos) {
+      EXPECT_NE(line.find(">= 1.40x (2^14-2^18)  1.39x [1.36, 1.42]"), std::string::npos) << line;
+      EXPECT_NE(line.find("MISS by 0.01x"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(pass, 38u) << text;
+  EXPECT_EQ(miss, 6u) << text;
+}
+
+TEST(Goals, ExplanationsStandBesideTheirMiss) {
+  json results = library_fixture();
+  // The most specific key wins: goal and size, then size alone (any goal), then the goal alone.
+  results["goal_explanations"] = {
+      {"host:plus/int32/2^20", "Thrust's temporary allocation is cached at 2^20"},
+      {"ratio:plus/int32/65536", "2^16 is one wave short on 132 SMs"},  // n written in full
+      {"plus/int32/2^28", "DRAM-bound at 2^28"},                        // any goal of that case and size
+      {"floor", "hot numbers under review"},                             // every floor MISS
+  };
+  const auto checks = rr::evaluate_goals(results);
+  EXPECT_EQ(check_of(checks, rr::goal_kind::host, "plus", "int32", p2(20)).explanation,
+            "Thrust's temporary allocation is cached at 2^20");
+  EXPECT_EQ(check_of(checks, rr::goal_kind::ratio, "plus", "int32", p2(16)).explanation,
+            "2^16 is one wave short on 132 SMs");
+  EXPECT_EQ(check_of(checks, rr::goal_kind::floor, "plus", "int32", p2(16), "hot").explanation,
+            "hot numbers under review");
+  EXPECT_EQ(check_of(checks, rr::goal_kind::host, "plus", "int32", p2(28)).explanation, "DRAM-bound at 2^28");
+  // A PASS carries none, though "plus/int32/2^28" matches the ratio line at 2^28.
+  EXPECT_EQ(check_of(checks, rr::goal_kind::ratio, "plus", "int32", p2(28)).explanation, "");
+  // A MISS without a key has an empty Explanation cell, left for one.
+  EXPECT_EQ(check_of(checks, rr::goal_kind::order, "affine_compose", "affine32", p2(20)).explanation, "");
+  const std::string goals = section(rr::render_markdown(results, "plots"), "## Goals");
+  EXPECT_NE(goals.find("| **MISS** by 0.10× | Thrust's temporary allocation is cached at 2^20 |"), std::string::npos)
+      << goals;
+  EXPECT_NE(goals.find("(fastest commutative 8-byte functor at 2^20) | **MISS** by 0.4 points |  |"),
+            std::string::npos)
+      << goals;
+  const std::string text = rr::goals_text(results);
+  std::string host_line;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("host   plus/int32 ", 0) == 0 && line.find(" 2^20 ") != std::string::npos) host_line = line;
+  const std::string tail = "  Thrust's temporary allocation is cached at 2^20";
+  ASSERT_GT(host_line.size(), tail.size()) << text;
+  EXPECT_EQ(host_line.substr(host_line.size() - tail.size()), tail) << host_line;
+  EXPECT_NE(host_line.find("MISS by 0.10x "), std::string::npos) << host_line;
+  EXPECT_NE(text.find("  Explanation\n"), std::string::npos) << text;  // the column is headed when used
+
+  // Parts of a split sweep keep their explanations when merged.
+  json a = results, b = results;
+  auto& arows = a["rows"];
+  arows.erase(std::remove_if(arows.begin(), arows.end(), [](const json& r) { return r["functor"] != "plus"; }),
+              arows.end());
+  auto& brows = b["rows"];
+  brows.erase(std::remove_if(brows.begin(), brows.end(), [](const json& r) { return r["functor"] == "plus"; }),
+              brows.end());
+  b["goal_explanations"] = {{"order", "affine32 composes two maps per element"}};
+  const json merged = rr::merge_results({a, b}, {"a.json", "b.json"});
+  EXPECT_EQ(merged["rows"].size(), library_fixture()["rows"].size());
+  EXPECT_EQ(merged["goal_explanations"].size(), 5u);  // the four above and b's own
+  const auto merged_checks = rr::evaluate_goals(merged);
+  EXPECT_EQ(check_of(merged_checks, rr::goal_kind::order, "affine_compose", "affine32", p2(20)).explanation,
+            "affine32 composes two maps per element");
+}
+
+TEST(Goals, RunsWithoutTheLibrarySaySo) {
+  EXPECT_TRUE(rr::evaluate_goals(fixture()).empty());
+  const std::string md = rr::render_markdown(fixture(), "plots");
+  EXPECT_NE(section(md, "## Goals").find("No `reducelab::reduce` rows in this run: no goal to check."),
+            std::string::npos)
+      << md;
+  EXPECT_NE(section(md, "## Summary").find("This run has no `reducelab::reduce` rows"), std::string::npos);
+  EXPECT_EQ(rr::goals_text(fixture()), "Goals of reducelab::reduce: no reducelab::reduce rows in this run\n");
 }

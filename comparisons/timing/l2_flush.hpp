@@ -4,7 +4,7 @@
 // buffer, so L2 holds only clean lines of a buffer the timed work never touches.
 #pragma once
 
-#include "reducelab/core/device_buffer.hpp"
+#include "lab/core/device_buffer.hpp"
 
 #include <cuda_runtime_api.h>
 

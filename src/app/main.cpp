@@ -1,5 +1,5 @@
-// reducelab: the command-line tool. All the work is in the library (src/reducelab/cli/commands.cpp).
-#include "reducelab/cli/commands.hpp"
+// reducelab: the command-line tool. All the work is in the library (src/lab/cli/commands.cpp).
+#include "lab/cli/commands.hpp"
 #include "reducelab/core/error.hpp"
 
 #include <exception>

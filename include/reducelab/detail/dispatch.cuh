@@ -1,0 +1,171 @@
+// Host side of reducelab::reduce below the public entry: the launch plan (one block or many, vectors or
+// values), the workspace layout, the grid from the policy and the occupancy calculator, and the launch.
+#pragma once
+
+#include "reducelab/core/error.hpp"
+#include "reducelab/core/traits.hpp"
+#include "reducelab/detail/device_properties.hpp"
+#include "reducelab/kernels/single_pass.cuh"
+#include "reducelab/tuning/select.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+
+namespace reducelab::detail {
+
+/// The largest n reduce accepts for T: n * sizeof(T) bytes must fit the address space (a negative count
+/// converted to size_t lands above this).
+template <class T>
+inline constexpr std::size_t max_items = static_cast<std::size_t>(PTRDIFF_MAX) / sizeof(T);
+
+/// A fresh epoch per launch (kernels/single_pass.cuh): a process-wide counter from a random start.
+inline unsigned long long next_epoch() {
+  static std::atomic<unsigned long long> counter{[] {
+    std::random_device rd;
+    return (static_cast<unsigned long long>(rd()) << 32) ^ rd();
+  }()};
+  return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+/// Values before the first 16-byte boundary, or -1 when no value of `in` starts on one.
+template <class T>
+long long vector_head(const T* in) {
+  const auto address = reinterpret_cast<std::uintptr_t>(in);
+  for (std::size_t h = 0; h < agent::vector_bytes; ++h)
+    if ((address + h * sizeof(T)) % agent::vector_bytes == 0) return static_cast<long long>(h);
+  return -1;
+}
+
+/// Workspace layout: one 8-byte flag per block, then one partial per block.
+template <class T>
+constexpr std::size_t partials_offset(std::size_t grid) {
+  constexpr std::size_t align = alignof(T) > 256 ? alignof(T) : 256;
+  return (grid * sizeof(unsigned long long) + align - 1) / align * align;
+}
+template <class T>
+constexpr std::size_t layout_bytes(std::size_t grid) {
+  return grid <= 1 ? 0 : partials_offset<T>(grid) + grid * sizeof(T);
+}
+
+template <class PolicyT, class OpT, class T>
+constexpr auto multi_block_kernel() {
+  return &kernels::single_pass<PolicyT::block_threads, PolicyT::vectors_per_thread, OpT, T>;
+}
+template <class PolicyT, class OpT, class T>
+constexpr auto single_block_kernel() {
+  return &kernels::single_pass<PolicyT::single_block_threads, PolicyT::vectors_per_thread, OpT, T>;
+}
+
+/// The most blocks one launch of the multi-block kernel uses on this device: the policy's cap, or (0) what
+/// the occupancy calculator allows, read once per device.
+template <class PolicyT, class OpT, class T>
+std::size_t grid_cap(const device_properties& dev) {
+  int per_sm = PolicyT::blocks_per_sm;
+  if (per_sm == 0) {
+    static std::array<std::atomic<int>, max_devices> cached{};
+    per_sm = cached[dev.ordinal].load(std::memory_order_relaxed);
+    if (per_sm == 0) {
+      CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, multi_block_kernel<PolicyT, OpT, T>(),
+                                                             PolicyT::block_threads, 0));
+      if (per_sm < 1) per_sm = 1;
+      cached[dev.ordinal].store(per_sm, std::memory_order_relaxed);
+    }
+  }
+  return static_cast<std::size_t>(per_sm) * static_cast<std::size_t>(dev.sm_count);
+}
+
+template <class PolicyT, class T>
+bool takes_single_block(std::size_t n) {
+  return n * sizeof(T) <= PolicyT::single_block_max_bytes;
+}
+
+/// Bytes of workspace a launch of n values needs under PolicyT (0 on the one-block path). Sized for the
+/// largest grid, so it does not depend on the input pointer.
+template <class PolicyT, class OpT, class T>
+std::size_t workspace_bytes_for(std::size_t n, const device_properties& dev) {
+  if (takes_single_block<PolicyT, T>(n)) return 0;
+  return layout_bytes<T>(grid_cap<PolicyT, OpT, T>(dev));
+}
+
+/// Split n values over at most `cap` blocks of BlockThreads threads.
+template <int BlockThreads, int VectorsPerThread, class T>
+kernels::single_pass_plan make_plan(const T* in, std::size_t n, std::size_t cap, unsigned& grid) {
+  constexpr std::size_t warps = BlockThreads / 32;
+  kernels::single_pass_plan p;
+  p.n = n;
+  const long long head = vector_head(in);
+  if (!agent::vectorizable<T> || head < 0) {
+    // Value by value: at least 16 values per thread per block before another block is worth its launch.
+    p.scalar = true;
+    const std::size_t per_block_min = static_cast<std::size_t>(BlockThreads) * 16;
+    std::size_t g = (n + per_block_min - 1) / per_block_min;
+    g = g < 1 ? 1 : g > cap ? cap : g;
+    p.items_per_block = (n + g - 1) / g;
+    grid = static_cast<unsigned>(p.items_per_block == 0 ? 1 : (n + p.items_per_block - 1) / p.items_per_block);
+    if (grid == 0) grid = 1;
+    return p;
+  }
+  constexpr std::size_t tile = agent::tile_items<T, VectorsPerThread>;
+  p.head = static_cast<std::size_t>(head) < n ? static_cast<std::size_t>(head) : n;
+  p.tiles = (n - p.head) / tile;
+  // At least one tile per warp before another block is worth its launch; no more blocks than the cap.
+  std::size_t g = (p.tiles + warps - 1) / warps;
+  g = g < 1 ? 1 : g > cap ? cap : g;
+  p.tiles_per_block = (p.tiles + g - 1) / g;
+  grid = static_cast<unsigned>(p.tiles_per_block == 0 ? 1 : (p.tiles + p.tiles_per_block - 1) / p.tiles_per_block);
+  return p;
+}
+
+/// Launch the reduction of [in, in + n) into *out under PolicyT. The caller has validated the arguments;
+/// `workspace` holds at least workspace_bytes_for<PolicyT, OpT, T>(n) bytes (none on the one-block path).
+template <class PolicyT, class OpT, class T>
+void launch(const T* in, std::size_t n, T* out, void* workspace, OpT op, cudaStream_t stream,
+            const device_properties& dev) {
+  unsigned grid = 1;
+  if (takes_single_block<PolicyT, T>(n)) {
+    constexpr int threads = PolicyT::single_block_threads;
+    const kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, 1, grid);
+    single_block_kernel<PolicyT, OpT, T>()<<<1, threads, 0, stream>>>(in, plan, out, nullptr, nullptr, 0, op);
+    CUDA_TRY_LAUNCH();
+    return;
+  }
+  constexpr int threads = PolicyT::block_threads;
+  const std::size_t cap = grid_cap<PolicyT, OpT, T>(dev);
+  const kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, cap, grid);
+  auto* flags = static_cast<unsigned long long*>(workspace);
+  T* partials = reinterpret_cast<T*>(static_cast<char*>(workspace) + partials_offset<T>(cap));
+  multi_block_kernel<PolicyT, OpT, T>()<<<grid, threads, 0, stream>>>(in, plan, out, partials, flags, next_epoch(), op);
+  CUDA_TRY_LAUNCH();
+}
+
+}  // namespace reducelab::detail
+
+namespace reducelab::detail {
+
+/// The longest chain of combines any value goes through in a launch of n values under PolicyT (what a
+/// floating-point error bound scales with): its lane's fold, the warp tree, the warp's run of tiles, the block
+/// tree, the last block's pass over the partials, and head and tail.
+template <class PolicyT, class OpT, class T>
+std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
+  const bool single = takes_single_block<PolicyT, T>(n);
+  const int threads = single ? PolicyT::single_block_threads : PolicyT::block_threads;
+  const std::size_t cap = single ? 1 : grid_cap<PolicyT, OpT, T>(dev);
+  const std::size_t warps = static_cast<std::size_t>(threads) / 32;
+  constexpr std::size_t tile = agent::tile_items<T, PolicyT::vectors_per_thread>;
+  const std::size_t tiles = n / tile + 1;
+  const std::size_t grid = cap < tiles ? cap : tiles;
+  const std::size_t per_warp = (tiles / grid + 1) / warps + 1;
+  const std::size_t partials_depth = grid / 32 + 1 + 15;  // reduce_range over the partials: a lane's run, two trees
+  const std::size_t tail_depth = tile / 32 + 1 + 15;
+  // Scalar plans: a block's run of values split over its warps' tiles of 32 items, plus the trees.
+  const std::size_t scalar_depth = n / grid / 32 + 64;
+  const std::size_t vector_depth = static_cast<std::size_t>(agent::lane_items<T, PolicyT::vectors_per_thread>) + 5 + per_warp + 10;
+  return (vector_depth > scalar_depth ? vector_depth : scalar_depth) + partials_depth + tail_depth + 2;
+}
+
+}  // namespace reducelab::detail

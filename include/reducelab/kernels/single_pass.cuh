@@ -1,0 +1,140 @@
+// The kernel of reducelab::reduce: one launch, finished by the last block, in input order.
+//
+// The input splits into a head (the values before the first 16-byte boundary, fewer than 16), a body of whole
+// warp tiles read with 16-byte loads (agent/warp_tiles.cuh), and a tail (less than one tile). Block b reduces
+// its contiguous run of tiles, warps in warp order; block 0 puts the head in front (its loads are issued first
+// and land while the tiles are read), and the last warp of the last block appends the tail as a partial tile, so
+// neither costs a memory round trip of its own at the end. Each block stores its partial and publishes it: a
+// release store of this launch's epoch into its flag. The last block (blockIdx.x == gridDim.x - 1, the last to
+// be scheduled) then waits until every other flag holds the epoch (acquire) and combines partial 0, ..., G-1 in
+// block order, so the result is the in-order one and bitwise the same every run.
+//
+// Why an epoch and not a ticket counter: a counter must be zero at launch, which costs a memset on the stream
+// before every launch (a second GPU operation, about as long as a whole small reduction). A flag that must equal
+// a 64-bit value drawn per launch from a randomly seeded counter needs no clearing: stale flags of earlier
+// launches hold other epochs. (A flag left in recycled memory could equal this launch's epoch only by a 2^-64
+// coincidence.) Only the last block waits, on blocks scheduled before it, so the wait always ends.
+//
+// With one block (gridDim.x == 1) there is nothing to publish and no workspace: the one-block path.
+// When the body cannot be read in vectors (a value type too large, or a pointer whose values never meet a
+// 16-byte boundary) the plan is "scalar": block b reduces items [b*items_per_block, ...) one value at a time.
+#pragma once
+
+#include "reducelab/agent/warp_tiles.cuh"
+#include "reducelab/block/block_reduce.cuh"
+#include "reducelab/block/block_reduce_range.cuh"
+#include "reducelab/core/traits.hpp"
+
+#include <cuda/atomic>
+
+#include <cstddef>
+
+namespace reducelab::kernels {
+
+/// How one launch splits its input; computed on the host (detail/dispatch.cuh).
+struct single_pass_plan {
+  std::size_t n = 0;                // values
+  std::size_t head = 0;             // values before the body (reduced by the last block)
+  std::size_t tiles = 0;            // warp tiles in the body
+  std::size_t tiles_per_block = 0;  // each block's run of tiles (the last block's may be shorter)
+  std::size_t items_per_block = 0;  // scalar plans only: each block's run of values
+  bool scalar = false;              // no body: every block reads its values one by one
+};
+
+template <int BlockThreads, int VectorsPerThread, class T>
+struct single_pass_storage {
+  static constexpr int warps = BlockThreads / 32;
+  using stage_t = agent::warp_stage<agent::lane_vectors<T, VectorsPerThread>>;
+  using range_t = block::range_storage<T, BlockThreads, block::range_algorithm::in_order>;
+  static constexpr std::size_t stage_bytes = agent::vectorizable<T> ? sizeof(stage_t) * warps : 0;
+  static constexpr std::size_t bytes = stage_bytes > sizeof(range_t) ? stage_bytes : sizeof(range_t);
+};
+
+template <class T, class OpT>
+__device__ __forceinline__ T fold_values(T acc, const T* in, std::size_t begin, std::size_t end, OpT op) {
+  for (std::size_t i = begin; i < end; ++i) acc = op(acc, in[i]);
+  return acc;
+}
+
+template <int BlockThreads, int VectorsPerThread, class OpT, class T>
+__global__ void __launch_bounds__(BlockThreads)
+    single_pass(const T* __restrict__ in, single_pass_plan plan, T* out, T* partials,
+                unsigned long long* flags, unsigned long long epoch, OpT op) {
+  using storage_t = single_pass_storage<BlockThreads, VectorsPerThread, T>;
+  using range_t = typename storage_t::range_t;
+  // The tile stage and the range storage are never live together: one raw buffer serves both.
+  __shared__ alignas(16) unsigned char raw[storage_t::bytes];
+  range_t& range = *reinterpret_cast<range_t*>(raw);
+
+  const unsigned block = blockIdx.x;
+  const bool last = block == gridDim.x - 1;
+  const std::size_t body_end = plan.head + plan.tiles * agent::tile_items<T, VectorsPerThread>;
+
+  // This block's partial, valid in thread 0.
+  T partial = identity_of<OpT, T>();
+  if constexpr (agent::vectorizable<T>) {
+    if (!plan.scalar) {
+      using stage_t = typename storage_t::stage_t;
+      constexpr int warps = storage_t::warps;
+      // The head's loads go out first; the value is needed only at the end.
+      T head = identity_of<OpT, T>();
+      if (block == 0 && threadIdx.x == 0) head = fold_values(head, in, 0, plan.head, op);
+      const std::size_t first = static_cast<std::size_t>(block) * plan.tiles_per_block;
+      const std::size_t begin = first < plan.tiles ? first : plan.tiles;
+      const std::size_t end = plan.tiles - begin > plan.tiles_per_block ? begin + plan.tiles_per_block : plan.tiles;
+      const std::size_t per_warp = (end - begin + warps - 1) / warps;
+      const int warp_id = threadIdx.x / 32;
+      const std::size_t w_first = begin + per_warp * warp_id < end ? begin + per_warp * warp_id : end;
+      const std::size_t w_last = w_first + per_warp < end ? w_first + per_warp : end;
+      stage_t* stages = reinterpret_cast<stage_t*>(raw);
+      const auto* body = reinterpret_cast<const uint4*>(in + plan.head);
+      T value = agent::reduce_warp_tiles<VectorsPerThread, T>(body, w_first, w_last, op, stages[warp_id]);
+      if (last && warp_id == warps - 1 && body_end < plan.n)
+        value = agent::append_partial_tile<VectorsPerThread>(value, in + body_end, static_cast<int>(plan.n - body_end), op,
+                                                             stages[warp_id]);
+      if (threadIdx.x % 32 != 0) value = identity_of<OpT, T>();
+      __syncthreads();  // every warp is done with its stage before the block reduction reuses `raw`
+      partial = block::reduce_in_thread_order<BlockThreads>(value, op, range.reduce);
+      if (block == 0 && threadIdx.x == 0) partial = op(head, partial);
+    }
+  }
+  if (plan.scalar) {
+    const std::size_t first = static_cast<std::size_t>(block) * plan.items_per_block;
+    const std::size_t begin = first < plan.n ? first : plan.n;
+    const std::size_t end = plan.n - begin > plan.items_per_block ? begin + plan.items_per_block : plan.n;
+    partial = block::reduce_range<BlockThreads>(in, begin, end, op, range);
+  }
+
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *out = partial;
+    return;
+  }
+  if (threadIdx.x == 0) {
+    partials[block] = partial;
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> flag(flags[block]);
+    flag.store(epoch, cuda::memory_order_release);  // the partial is visible before the flag says so
+  }
+  if (!last) return;
+
+  // The last block: thread t waits for blocks [t*k, t*k + k) (k = ceil((G-1)/threads)), folds their partials in
+  // order, and the block combines the threads in thread order; its own partial comes last.
+  __syncthreads();  // `raw` is free again
+  const unsigned others = gridDim.x - 1;
+  const unsigned k = (others + BlockThreads - 1) / BlockThreads;
+  const unsigned b_first = threadIdx.x * k < others ? threadIdx.x * k : others;
+  const unsigned b_last = b_first + k < others ? b_first + k : others;
+  // All of a thread's flags are read in one sweep (independent loads, one round trip), repeated until all hold
+  // the epoch; one acquire fence then orders the partials' loads after them.
+  for (bool all = false; !all;) {
+    all = true;
+    for (unsigned b = b_first; b < b_last; ++b)
+      all &= cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(flags[b]).load(cuda::memory_order_relaxed) == epoch;
+  }
+  cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+  T mine = identity_of<OpT, T>();
+  for (unsigned b = b_first; b < b_last; ++b) mine = op(mine, partials[b]);
+  const T earlier = block::reduce_in_thread_order<BlockThreads>(mine, op, range.reduce);
+  if (threadIdx.x == 0) *out = op(earlier, partial);
+}
+
+}  // namespace reducelab::kernels

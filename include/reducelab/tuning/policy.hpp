@@ -1,0 +1,54 @@
+// The tuning of reducelab::reduce, as data. A policy says, for one architecture and one value size,
+//   block_threads         threads per block of the multi-block pass
+//   vectors_per_thread    16-byte loads each thread issues per tile before it waits on any (loads in flight)
+//   blocks_per_sm         grid cap = blocks_per_sm x SMs (0: as many as the occupancy calculator allows)
+//   single_block_threads  block size of the one-block path
+//   single_block_max_bytes  inputs of at most this many bytes take the one-block path (no workspace at all)
+// The numbers for a known architecture come from `reducelab tune` (tuning/sm90.hpp says where and when);
+// any other GPU gets tuning::fallback, which is sound everywhere and tuned nowhere.
+#pragma once
+
+#include <cstddef>
+
+namespace reducelab::tuning {
+
+/// The value-size classes a policy is chosen by: 1, 2, 4, 8, 16 bytes, and 32 for anything larger.
+constexpr std::size_t size_class(std::size_t value_bytes) {
+  return value_bytes <= 1 ? 1 : value_bytes <= 2 ? 2 : value_bytes <= 4 ? 4 : value_bytes <= 8 ? 8 : value_bytes <= 16 ? 16 : 32;
+}
+
+/// Compile-time shape of one policy: the kernels are instantiated from these.
+template <int BlockThreads, int VectorsPerThread, int BlocksPerSm, int SingleBlockThreads,
+          std::size_t SingleBlockMaxBytes>
+struct policy {
+  static_assert(BlockThreads % 32 == 0 && BlockThreads >= 32 && BlockThreads <= 1024, "block_threads: 32..1024, whole warps");
+  static_assert(SingleBlockThreads % 32 == 0 && SingleBlockThreads >= 32 && SingleBlockThreads <= 1024,
+                "single_block_threads: 32..1024, whole warps");
+  static_assert(VectorsPerThread >= 1 && VectorsPerThread <= 16, "vectors_per_thread: 1..16");
+  static_assert(BlocksPerSm >= 0, "blocks_per_sm: 0 (occupancy) or a positive cap");
+  static constexpr int block_threads = BlockThreads;
+  static constexpr int vectors_per_thread = VectorsPerThread;
+  static constexpr int blocks_per_sm = BlocksPerSm;
+  static constexpr int single_block_threads = SingleBlockThreads;
+  static constexpr std::size_t single_block_max_bytes = SingleBlockMaxBytes;
+};
+
+/// The same numbers at run time, for printing next to a result and for `reducelab tune`.
+struct policy_values {
+  int block_threads, vectors_per_thread, blocks_per_sm, single_block_threads;
+  std::size_t single_block_max_bytes;
+};
+
+template <class PolicyT>
+constexpr policy_values values_of() {
+  return {PolicyT::block_threads, PolicyT::vectors_per_thread, PolicyT::blocks_per_sm, PolicyT::single_block_threads,
+          PolicyT::single_block_max_bytes};
+}
+
+/// Any GPU without a tuned table: 256 threads, two 16-byte loads in flight per thread, the grid the occupancy
+/// calculator allows, and a one-block path (256 threads) up to 16 KiB. Close to what `reducelab tune` chose on
+/// the H100 for 4- and 8-byte values; 256-thread blocks also keep every value size's shared memory under 48 KiB.
+template <std::size_t SizeClass>
+struct fallback : policy<256, 2, 0, 256, 16 * 1024> {};
+
+}  // namespace reducelab::tuning

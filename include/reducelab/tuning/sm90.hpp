@@ -1,0 +1,49 @@
+// Policies for compute capability 9.x (H100, H200), written by `reducelab tune --write-header`. To retune, run it
+// again on a Hopper GPU rather than editing the numbers: it rewrites this file whole.
+// Provenance:
+//   device   NVIDIA H100 80GB HBM3 (132 SMs, compute capability 9.0, peak 3352 GB/s)
+//   date     2026-11-23T09:33:37Z
+//   command  reducelab tune --out /tmp/o/tune.json --write-header /tmp/o/sm90.hpp
+//   commit   4bb60427d3cd-dirty
+//   samples  15 per point: cold (clean L2 flush), held stream, all candidates of a point
+//            interleaved; multi-block over n = 2^14..2^28 values, the one-block crossover over 256 B..64 KiB
+// Score: geometric mean over (workload, n) of median / the best candidate's median there (1 = best everywhere).
+//   1 B   logical_or/bool: policy<512, 4, 0, 512, 65536>
+//         multi-block 512x4 occupancy: geomean 1.027, worst 1.091 (runner-up 256x4 occupancy: 1.031)
+//         CUB's median / its median 1.14 (geomean); one block of 512 threads up to 64 KiB (nowhere slower: the largest size measured)
+//   4 B   plus/int32, plus/float: policy<512, 2, 0, 512, 65536>
+//         multi-block 512x2 occupancy: geomean 1.036, worst 1.125 (runner-up 512x2 2/SM: 1.042)
+//         CUB's median / its median 1.05 (geomean); one block of 512 threads up to 64 KiB (nowhere slower: the largest size measured)
+//   8 B   plus/double, affine_compose/affine32: policy<512, 4, 0, 512, 65536>
+//         multi-block 512x4 occupancy: geomean 1.028, worst 1.148 (runner-up 256x4 occupancy: 1.038)
+//         CUB's median / its median 0.99 (geomean); one block of 512 threads up to 64 KiB (nowhere slower: the largest size measured)
+//   16 B  argmax/double_idx64, affine_compose/affine64: policy<512, 4, 2, 256, 16384>
+//         multi-block 512x4 2/SM: geomean 1.063, worst 1.327 (runner-up 512x4 occupancy: 1.076)
+//         CUB's median / its median 0.95 (geomean); one block of 256 threads up to 16 KiB (the crossover)
+//   2 B, 32 B: not tuned (no representative workload: they keep tuning::fallback)
+#pragma once
+
+#include "reducelab/tuning/policy.hpp"
+
+namespace reducelab::tuning {
+
+template <std::size_t SizeClass>
+struct sm90 : fallback<SizeClass> {};
+
+// 1-byte values (tuned on logical_or/bool)
+template <>
+struct sm90<1> : policy<512, 4, 0, 512, 65536> {};
+
+// 4-byte values (tuned on plus/int32, plus/float)
+template <>
+struct sm90<4> : policy<512, 2, 0, 512, 65536> {};
+
+// 8-byte values (tuned on plus/double, affine_compose/affine32)
+template <>
+struct sm90<8> : policy<512, 4, 0, 512, 65536> {};
+
+// 16-byte values (tuned on argmax/double_idx64, affine_compose/affine64)
+template <>
+struct sm90<16> : policy<512, 4, 2, 256, 16384> {};
+
+}  // namespace reducelab::tuning

@@ -1,0 +1,289 @@
+// GPU: reducelab::reduce, the library's entry — every form (device result with pooled or caller workspace,
+// host result, async), awkward sizes and unaligned starts, struct and non-commutative value types, bitwise
+// reproducibility, and the refusals (null, host memory, counts beyond the address space, short workspace).
+#include "gpu_test.hpp"
+#include "lab/core/device_buffer.hpp"
+#include "reducelab/reduce.cuh"
+
+#include <thrust/device_vector.h>
+
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+using reducelab::device_buffer;
+
+namespace library_test {  // named: an unnamed one makes nvcc warn about the unread `commutative` members
+
+struct add {
+  static constexpr bool commutative = true;
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T(0);
+  }
+  template <class T>
+  __host__ __device__ T operator()(const T& a, const T& b) const {
+    return static_cast<T>(a + b);
+  }
+};
+
+/// x -> a*x + b over uint32 (wrapping), composed left to right: exact and not commutative.
+struct affine_u32 {
+  std::uint32_t a, b;
+};
+struct compose {
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{1u, 0u};
+  }
+  __host__ __device__ affine_u32 operator()(const affine_u32& f, const affine_u32& g) const {
+    return {g.a * f.a, g.a * f.b + g.b};  // first f, then g
+  }
+};
+
+/// 24 bytes with 4-byte alignment: from an address 4 mod 8 no value starts on a 16-byte boundary.
+struct six_u32 {
+  std::uint32_t v[6];
+};
+struct add6 {
+  static constexpr bool commutative = true;
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{};
+  }
+  __host__ __device__ six_u32 operator()(const six_u32& x, const six_u32& y) const {
+    six_u32 r;
+    for (int i = 0; i < 6; ++i) r.v[i] = x.v[i] + y.v[i];
+    return r;
+  }
+};
+
+bool same(const affine_u32& x, const affine_u32& y) { return x.a == y.a && x.b == y.b; }
+bool same(const six_u32& x, const six_u32& y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+template <class T>
+bool same(const T& x, const T& y) {
+  return x == y;
+}
+
+template <class T, class OpT>
+T host_reduce(const std::vector<T>& v, std::size_t first, std::size_t n, OpT op) {
+  T acc = reducelab::identity_of<OpT, T>();
+  for (std::size_t i = first; i < first + n; ++i) acc = op(acc, v[i]);
+  return acc;
+}
+
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint64_t seed);
+template <>
+std::vector<std::int32_t> random_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::int32_t> v(n);
+  for (auto& x : v) x = static_cast<std::int32_t>(rng());
+  return v;
+}
+template <>
+std::vector<std::uint8_t> random_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint8_t> v(n);
+  for (auto& x : v) x = static_cast<std::uint8_t>(rng());
+  return v;
+}
+template <>
+std::vector<affine_u32> random_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<affine_u32> v(n);
+  for (auto& x : v) x = {static_cast<std::uint32_t>(rng()) | 1u, static_cast<std::uint32_t>(rng())};
+  return v;
+}
+template <>
+std::vector<six_u32> random_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<six_u32> v(n);
+  for (auto& x : v)
+    for (auto& w : x.v) w = static_cast<std::uint32_t>(rng());
+  return v;
+}
+
+/// Reduce v[offset, offset + n) on the GPU through every form and compare each with the host's in-order result.
+template <class T, class OpT>
+void expect_all_forms_exact(std::size_t n, std::size_t offset, std::uint64_t seed) {
+  SCOPED_TRACE("n = " + std::to_string(n) + ", offset = " + std::to_string(offset));
+  const std::vector<T> host = random_values<T>(n + offset, seed);
+  const T want = host_reduce(host, offset, n, OpT{});
+  const thrust::device_vector<T> d(host.begin(), host.end());
+  const T* in = thrust::raw_pointer_cast(d.data()) + offset;
+  device_buffer out(sizeof(T));
+  T got{};
+
+  reducelab::reduce(in, n, static_cast<T*>(out.data()), OpT{}, cudaStream_t{nullptr});  // pooled workspace
+  CUDA_TRY(cudaMemcpy(&got, out.data(), sizeof(T), cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(same(got, want)) << "device result, pooled workspace";
+
+  const std::size_t bytes = reducelab::reduce_workspace_bytes<T>(n, OpT{});
+  device_buffer ws(bytes);
+  CUDA_TRY(cudaMemset(out.data(), 0xA5, sizeof(T)));
+  reducelab::reduce(in, n, static_cast<T*>(out.data()), ws.data(), bytes, OpT{});
+  CUDA_TRY(cudaMemcpy(&got, out.data(), sizeof(T), cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(same(got, want)) << "device result, caller's workspace";
+
+  EXPECT_TRUE(same(reducelab::reduce(in, n, OpT{}), want)) << "host result";
+  auto pending = reducelab::reduce_async(in, n, OpT{});
+  EXPECT_TRUE(same(pending.get(), want)) << "async host result";
+  EXPECT_TRUE(pending.ready());
+}
+
+const std::size_t awkward_sizes[] = {1, 7, 31, 33, 65, 1000, 4096, 4099, 16'411, 65'536 + 17, (1u << 20) + 5, 3'000'017};
+
+}  // namespace library_test
+using namespace library_test;
+
+TEST(LibraryReduce, Int32SumsAreExactAtAwkwardSizesAndOffsets) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  for (std::size_t n : awkward_sizes)
+    for (std::size_t offset : {0, 1, 3}) expect_all_forms_exact<std::int32_t, add>(n, offset, 11 * n + offset);
+}
+
+TEST(LibraryReduce, OneByteValuesAreExact) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  for (std::size_t n : awkward_sizes)
+    for (std::size_t offset : {0, 5}) expect_all_forms_exact<std::uint8_t, add>(n, offset, 13 * n + offset);
+}
+
+TEST(LibraryReduce, NonCommutativeFunctorGetsTheInOrderResult) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  for (std::size_t n : awkward_sizes)
+    for (std::size_t offset : {0, 1}) expect_all_forms_exact<affine_u32, compose>(n, offset, 17 * n + offset);
+}
+
+TEST(LibraryReduce, StructOfTwentyFourBytesTakesVectorAndScalarPaths) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  for (std::size_t n : awkward_sizes) expect_all_forms_exact<six_u32, add6>(n, 0, 19 * n);
+  // From an address 4 mod 8 no 24-byte value starts on a 16-byte boundary: every value is read on its own.
+  const std::size_t n = 200'003;
+  const std::vector<six_u32> host = random_values<six_u32>(n, 5);
+  device_buffer raw(n * sizeof(six_u32) + 8);
+  auto* in = reinterpret_cast<six_u32*>(static_cast<char*>(raw.data()) + 4);
+  CUDA_TRY(cudaMemcpy(in, host.data(), n * sizeof(six_u32), cudaMemcpyHostToDevice));
+  EXPECT_TRUE(same(reducelab::reduce(static_cast<const six_u32*>(in), n, add6{}), host_reduce(host, 0, n, add6{})));
+}
+
+TEST(LibraryReduce, FloatSumIsBitwiseReproducible) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  for (std::size_t n : {std::size_t{5000}, std::size_t{1} << 18, (std::size_t{1} << 24) + 7}) {
+    std::mt19937_64 rng(n);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> host(n);
+    for (auto& x : host) x = dist(rng);
+    const thrust::device_vector<float> d(host.begin(), host.end());
+    const float first = reducelab::reduce(d, add{});
+    double exact = 0;
+    for (float x : host) exact += x;
+    double sum_abs = 0;
+    for (float x : host) sum_abs += std::abs(x);
+    // Bound for a combine chain of depth d: d * eps * sum|x| (a loose, standard bound; d well under 2^12 here).
+    EXPECT_LE(std::abs(first - exact), 4096 * 6e-8 * sum_abs) << "n = " << n;
+    for (int run = 0; run < 10; ++run) {
+      const float again = reducelab::reduce(d, add{});
+      EXPECT_EQ(std::memcmp(&first, &again, sizeof first), 0) << "run " << run << " differs at n = " << n;
+    }
+  }
+}
+
+TEST(LibraryReduce, EmptyRangeGivesTheIdentityEverywhere) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  device_buffer out(sizeof(affine_u32));
+  CUDA_TRY(cudaMemset(out.data(), 0x7f, sizeof(affine_u32)));
+  reducelab::reduce(static_cast<const affine_u32*>(nullptr), 0, static_cast<affine_u32*>(out.data()), compose{});
+  affine_u32 got{};
+  CUDA_TRY(cudaMemcpy(&got, out.data(), sizeof got, cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(same(got, affine_u32{1u, 0u}));
+  EXPECT_EQ(reducelab::reduce(static_cast<const int*>(nullptr), 0, add{}), 0);
+  EXPECT_EQ(reducelab::reduce_async(static_cast<const int*>(nullptr), 0, add{}).get(), 0);
+  EXPECT_EQ(reducelab::reduce(thrust::device_vector<int>(), add{}), 0);
+}
+
+TEST(LibraryReduce, AsyncOverlapsHostWork) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  const thrust::device_vector<int> d(std::size_t{1} << 24, 1);
+  auto pending = reducelab::reduce_async(d, add{});
+  long long host_work = 0;
+  for (int i = 0; i < 1000; ++i) host_work += i;  // the host goes on while the GPU reduces
+  EXPECT_EQ(host_work, 499500);
+  EXPECT_EQ(pending.get(), 1 << 24);
+  EXPECT_EQ(pending.get(), 1 << 24);  // a second get() returns the same value without waiting
+  auto moved = std::move(pending);
+  EXPECT_EQ(moved.get(), 1 << 24);
+  EXPECT_THROW(pending.get(), reducelab::usage_error);  // the moved-from handle holds nothing
+}
+
+namespace {
+template <class FnT>
+std::string refusal(FnT&& fn) {
+  try {
+    fn();
+  } catch (const reducelab::usage_error& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+}  // namespace
+
+TEST(LibraryReduce, BadArgumentsAreRefusedByNameBeforeAnyLaunch) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  const thrust::device_vector<int> d(1000, 1);
+  const int* in = thrust::raw_pointer_cast(d.data());
+  device_buffer out(sizeof(int));
+  int* d_out = static_cast<int*>(out.data());
+  EXPECT_NE(refusal([&] { reducelab::reduce(static_cast<const int*>(nullptr), 10, d_out, add{}); }).find("input pointer is null"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { reducelab::reduce(in, 10, static_cast<int*>(nullptr), add{}); }).find("output pointer is null"),
+            std::string::npos);
+  std::vector<int> pageable(1000, 1);
+  EXPECT_NE(refusal([&] { reducelab::reduce(static_cast<const int*>(pageable.data()), 1000, add{}); }).find("ordinary host memory"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { reducelab::reduce(in, 10, pageable.data(), add{}); }).find("output pointer is ordinary host memory"),
+            std::string::npos);
+  const std::size_t minus_one = static_cast<std::size_t>(-1);
+  EXPECT_NE(refusal([&] { reducelab::reduce(in, minus_one, add{}); }).find("exceed the address space"), std::string::npos);
+  const std::size_t big = std::size_t{1} << 24;
+  const std::size_t need = reducelab::reduce_workspace_bytes<int>(big, add{});
+  ASSERT_GT(need, 0u);
+  const thrust::device_vector<int> large(big, 1);
+  device_buffer small_ws(16);
+  EXPECT_NE(refusal([&] {
+              reducelab::reduce(thrust::raw_pointer_cast(large.data()), big, d_out, small_ws.data(), 16, add{});
+            }).find("smaller than the"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { reducelab::reduce(thrust::raw_pointer_cast(large.data()), big, d_out, nullptr, 0, add{}); })
+                .find("workspace pointer is null"),
+            std::string::npos);
+  // Nothing was launched by the refused calls: the output still holds what was there.
+  CUDA_TRY(cudaMemset(d_out, 0, sizeof(int)));
+  (void)refusal([&] { reducelab::reduce(in, 10, static_cast<int*>(nullptr), add{}); });
+  int got = -1;
+  CUDA_TRY(cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got, 0);
+}
+
+TEST(LibraryReduce, AnotherDevicesPointerOrStreamIsRefused) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  int devices = 0;
+  CUDA_TRY(cudaGetDeviceCount(&devices));
+  if (devices < 2) GTEST_SKIP() << "needs two GPUs; this machine has " << devices;
+  CUDA_TRY(cudaSetDevice(1));
+  const thrust::device_vector<int> on_1(100, 1);
+  cudaStream_t stream_1 = nullptr;
+  CUDA_TRY(cudaStreamCreate(&stream_1));
+  CUDA_TRY(cudaSetDevice(0));
+  const thrust::device_vector<int> on_0(100, 1);
+  EXPECT_NE(refusal([&] { reducelab::reduce(thrust::raw_pointer_cast(on_1.data()), 100, add{}); }).find("belongs to device 1"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { reducelab::reduce(thrust::raw_pointer_cast(on_0.data()), 100, add{}, stream_1); })
+                .find("stream belongs to device 1"),
+            std::string::npos);
+  CUDA_TRY(cudaSetDevice(1));
+  CUDA_TRY(cudaStreamDestroy(stream_1));
+  CUDA_TRY(cudaSetDevice(0));
+}

@@ -1,0 +1,123 @@
+// CPU: the host-side arithmetic of reducelab::reduce — launch plans, workspace layout, the policy table, the
+// argument limits — all of which run without a GPU.
+#include "reducelab/detail/dispatch.cuh"
+#include "reducelab/tuning/select.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+
+namespace rd = reducelab::detail;
+namespace agent = reducelab::agent;
+namespace tuning = reducelab::tuning;
+
+namespace {
+struct three_floats {
+  float a, b, c;
+};
+struct six_floats {
+  float v[6];
+};
+struct nine_floats {
+  float v[9];
+};
+template <class T>
+const T* at_byte(std::uintptr_t address) {
+  return reinterpret_cast<const T*>(address);
+}
+}  // namespace
+
+TEST(LibraryPlan, LaneVectorsHoldWholeValues) {
+  EXPECT_EQ((agent::lane_vectors<int, 4>), 4);
+  EXPECT_EQ((agent::lane_items<int, 4>), 16);
+  EXPECT_EQ((agent::lane_items<bool, 4>), 64);
+  EXPECT_EQ((agent::lane_vectors<three_floats, 4>), 3);  // 48 bytes = 4 values
+  EXPECT_EQ((agent::lane_items<three_floats, 4>), 4);
+  EXPECT_EQ((agent::lane_vectors<six_floats, 1>), 3);  // never fewer than a whole number of values
+  EXPECT_EQ((agent::lane_items<six_floats, 1>), 2);
+  EXPECT_TRUE(agent::vectorizable<six_floats>);
+  EXPECT_FALSE(agent::vectorizable<nine_floats>);  // 9 vectors per whole number of values: read value by value
+}
+
+TEST(LibraryPlan, HeadReachesTheFirstSixteenByteBoundary) {
+  EXPECT_EQ(rd::vector_head(at_byte<int>(0x1000)), 0);
+  EXPECT_EQ(rd::vector_head(at_byte<int>(0x1004)), 3);
+  EXPECT_EQ(rd::vector_head(at_byte<double>(0x1008)), 1);
+  EXPECT_EQ(rd::vector_head(at_byte<three_floats>(0x1004)), 1);  // 0x1004 + 12 = 0x1010
+  EXPECT_EQ(rd::vector_head(at_byte<six_floats>(0x1004)), -1);   // 24-byte steps from 4 mod 8 never reach 0 mod 16
+}
+
+TEST(LibraryPlan, VectorPlanCoversEveryValueOnce) {
+  constexpr int threads = 256, vectors = 4;
+  constexpr std::size_t tile = agent::tile_items<int, vectors>;
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, tile - 1, tile, 8 * tile + 5, std::size_t{1} << 20,
+                        (std::size_t{1} << 28) + 3}) {
+    for (std::uintptr_t offset : {0u, 4u, 8u, 12u}) {
+      unsigned grid = 0;
+      const auto p = rd::make_plan<threads, vectors>(at_byte<int>(0x10000 + offset), n, 1056, grid);
+      ASSERT_FALSE(p.scalar);
+      EXPECT_LE(p.head, 3u);
+      EXPECT_LE(p.head + p.tiles * tile, n);
+      EXPECT_LT(n - p.head - p.tiles * tile, tile) << "the tail is shorter than a tile";
+      ASSERT_GE(grid, 1u);
+      EXPECT_LE(grid, 1056u);
+      // The blocks' runs cover the tiles exactly: grid - 1 full runs, and a last run that is not empty.
+      if (p.tiles > 0) {
+        EXPECT_GE(static_cast<std::size_t>(grid) * p.tiles_per_block, p.tiles);
+        EXPECT_LT(static_cast<std::size_t>(grid - 1) * p.tiles_per_block, p.tiles);
+      }
+    }
+  }
+}
+
+TEST(LibraryPlan, ScalarPlanWhenNoValueMeetsABoundary) {
+  unsigned grid = 0;
+  const std::size_t n = 1'000'003;
+  const auto p = rd::make_plan<256, 4>(at_byte<six_floats>(0x10004), n, 1056, grid);
+  EXPECT_TRUE(p.scalar);
+  EXPECT_GE(static_cast<std::size_t>(grid) * p.items_per_block, n);
+  EXPECT_LT(static_cast<std::size_t>(grid - 1) * p.items_per_block, n);
+  const auto q = rd::make_plan<256, 4>(at_byte<nine_floats>(0x10000), 5000, 1056, grid);
+  EXPECT_TRUE(q.scalar);
+}
+
+TEST(LibraryPlan, WorkspaceLayoutKeepsPartialsAligned) {
+  EXPECT_EQ(rd::layout_bytes<int>(1), 0u);  // one block: no workspace
+  EXPECT_EQ(rd::partials_offset<int>(1056) % 256, 0u);
+  EXPECT_GE(rd::partials_offset<int>(1056), 1056u * 8);
+  EXPECT_EQ(rd::layout_bytes<double>(1056), rd::partials_offset<double>(1056) + 1056 * sizeof(double));
+}
+
+TEST(LibraryPlan, EpochsNeverRepeat) {
+  std::set<unsigned long long> seen;
+  for (int i = 0; i < 1000; ++i) EXPECT_TRUE(seen.insert(rd::next_epoch()).second);
+}
+
+TEST(LibraryPlan, CountsBeyondTheAddressSpaceAreOverTheLimit) {
+  EXPECT_EQ(rd::max_items<char>, static_cast<std::size_t>(PTRDIFF_MAX));
+  EXPECT_LT(rd::max_items<double>, static_cast<std::size_t>(-1) / 8);
+  EXPECT_GT(static_cast<std::size_t>(-5), rd::max_items<int>);  // n = -5 converted to size_t is refused
+}
+
+TEST(LibraryPolicy, TableIsSaneForEverySizeClass) {
+  auto check = [](tuning::policy_values v, const char* where) {
+    SCOPED_TRACE(where);
+    EXPECT_EQ(v.block_threads % 32, 0);
+    EXPECT_EQ(v.single_block_threads % 32, 0);
+    EXPECT_GE(v.vectors_per_thread, 1);
+    EXPECT_GE(v.blocks_per_sm, 0);
+    EXPECT_LE(v.single_block_max_bytes, std::size_t{1} << 22);  // one block past a few MB would starve the GPU
+  };
+  for (tuning::table t : {tuning::table::sm90, tuning::table::fallback}) {
+    check(tuning::with_policy<1>(t, [](auto p) { return tuning::values_of<decltype(p)>(); }), tuning::table_name(t));
+    check(tuning::with_policy<4>(t, [](auto p) { return tuning::values_of<decltype(p)>(); }), tuning::table_name(t));
+    check(tuning::with_policy<8>(t, [](auto p) { return tuning::values_of<decltype(p)>(); }), tuning::table_name(t));
+    check(tuning::with_policy<16>(t, [](auto p) { return tuning::values_of<decltype(p)>(); }), tuning::table_name(t));
+    check(tuning::with_policy<24>(t, [](auto p) { return tuning::values_of<decltype(p)>(); }), tuning::table_name(t));
+  }
+  EXPECT_EQ(tuning::table_for(9, 0), tuning::table::sm90);
+  EXPECT_EQ(tuning::table_for(8, 6), tuning::table::fallback);  // a GPU never tuned gets the fallback
+  EXPECT_EQ(tuning::size_class(3), 4u);
+  EXPECT_EQ(tuning::size_class(24), 32u);
+}
