@@ -17,7 +17,7 @@ math(EXPR length "${close} - ${first} + 1")
 string(SUBSTRING "${rest}" ${first} ${length} header)
 file(WRITE "${WORK_DIR}/functors/sum_of_squares_merge.cuh" "${header}")
 execute_process(
-  COMMAND "${NVCC}" -std=c++17 --expt-relaxed-constexpr -I${WORK_DIR} -I${PROJECT_DIR}/src
+  COMMAND "${NVCC}" -std=c++17 --expt-relaxed-constexpr -I${WORK_DIR} -I${PROJECT_DIR}/include -I${PROJECT_DIR}/src
           -I${PROJECT_DIR} -c -o "${WORK_DIR}/uses_the_functor.o" "${PROJECT_DIR}/tests/readme_example/uses_the_functor.cu"
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
