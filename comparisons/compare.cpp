@@ -6,13 +6,13 @@
 // "reducelab-compare-1", comparisons/RESULTS_SCHEMA.md), results.csv and the Markdown report with plots.
 #include "comparisons/commands_report.hpp"
 #include "comparisons/nan_probe.hpp"
+#include "comparisons/provenance.hpp"
 #include "comparisons/report.hpp"
 #include "comparisons/report_goals.hpp"
 #include "comparisons/results_view.hpp"
 #include "comparisons/timing/clock_guard.hpp"
 #include "comparisons/timing/engine.hpp"
 #include "comparisons/timing/statistics.hpp"
-#include "lab/build_info.hpp"
 #include "lab/cli/commands.hpp"
 #include "lab/core/device_buffer.hpp"
 #include "lab/core/device_info.hpp"
@@ -91,18 +91,6 @@ std::vector<std::size_t> default_sizes(bool full) {
   return sizes;
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-std::string commit_id() {
-  if (const char* env = std::getenv("REDUCELAB_COMMIT"); env && *env) return env;
-  return build_info::git_commit;
-}
-
 std::string duration_label(double seconds) {
   std::ostringstream s;
   const long total = std::lround(seconds);
@@ -126,26 +114,15 @@ json describe_run(const device_info& dev, const std::string& command_line, const
   CUDA_TRY(cudaRuntimeGetVersion(&runtime));
   json j;
   j["schema"] = "reducelab-compare-1";
-  j["created_utc"] = utc_now();
+  j["created_utc"] = provenance::utc_now();
   j["command_line"] = command_line;
-  j["commit"] = commit_id();
-  j["build"] = {{"type", build_info::build_type},
-                {"cuda_architectures", build_info::cuda_architectures},
-                {"cuda_flags", build_info::cuda_flags},
-                {"nvcc", build_info::nvcc_version}};
+  j["commit"] = provenance::commit_id();
+  j["build"] = provenance::build_json();
   j["driver_version"] = driver;
   j["runtime_version"] = runtime;
   j["cccl_version"] = std::to_string(CUB_VERSION / 100000) + "." + std::to_string(CUB_VERSION / 100 % 1000) + "." +
                       std::to_string(CUB_VERSION % 100);
-  j["device"] = {{"name", dev.name},
-                 {"ordinal", dev.ordinal},
-                 {"compute_capability", std::to_string(dev.compute_major) + "." + std::to_string(dev.compute_minor)},
-                 {"sm_count", dev.sm_count},
-                 {"l2_bytes", dev.l2_bytes},
-                 {"memory_clock_khz", dev.memory_clock_khz},
-                 {"memory_bus_bits", dev.memory_bus_bits},
-                 {"peak_gb_per_s", dev.peak_gb_per_s()}};
-  if (const auto max = clocks.max_clocks()) j["device"]["max_clocks_mhz"] = {{"sm", max->sm_mhz}, {"memory", max->memory_mhz}};
+  j["device"] = provenance::device_json(dev, clocks);
   j["timing"] = {{"engine", "ReduceLab timing engine (comparisons/timing): interleaved rounds, shuffled each round"},
                  {"method_version", 2},
                  {"warmup_runs", timing_policy::warmup_runs},

@@ -7,12 +7,12 @@
 //                policy with the smallest geometric mean over the one-block sizes gives single_block_threads and
 //                single_block_max_bytes
 // and what is written: the results JSON, the replacement for include/reducelab/tuning/sm90.hpp, the table.
+#include "comparisons/provenance.hpp"
 #include "comparisons/tune/tune.hpp"
 
 #include "comparisons/results_view.hpp"
 #include "comparisons/timing/clock_guard.hpp"
 #include "comparisons/timing/statistics.hpp"
-#include "lab/build_info.hpp"
 #include "lab/cli/commands.hpp"
 #include "lab/core/device_buffer.hpp"
 #include "lab/core/device_info.hpp"
@@ -89,20 +89,6 @@ std::string fixed(double x, int digits) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(digits) << x;
   return s.str();
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-/// The commit the binary was built from: REDUCELAB_COMMIT when the device script sets it (the configure-time one
-/// can be older than the tree that was built), else the configure-time one.
-std::string commit_id() {
-  const char* env = std::getenv("REDUCELAB_COMMIT");
-  return env && *env ? env : build_info::git_commit;
 }
 
 std::string workload_names(const std::vector<workload_info>& ws) {
@@ -532,16 +518,8 @@ json results_json(const run_record& r, const std::vector<class_outcome>& classes
   j["created_utc"] = r.created_utc;
   j["command_line"] = r.command_line;
   j["commit"] = r.commit;
-  j["build"] = {{"type", build_info::build_type},
-                {"cuda_architectures", build_info::cuda_architectures},
-                {"nvcc", build_info::nvcc_version}};
-  j["device"] = {{"name", dev.name},
-                 {"compute_capability", std::to_string(dev.compute_major) + "." + std::to_string(dev.compute_minor)},
-                 {"sm_count", dev.sm_count},
-                 {"l2_bytes", dev.l2_bytes},
-                 {"peak_gb_per_s", dev.peak_gb_per_s()}};
-  if (const auto max = clocks.max_clocks())
-    j["device"]["max_clocks_mhz"] = {{"sm", max->sm_mhz}, {"memory", max->memory_mhz}};
+  j["build"] = provenance::build_json();
+  j["device"] = provenance::device_json(dev, clocks);
   j["timing"] = {{"engine", "ReduceLab timing engine (comparisons/timing): interleaved rounds, shuffled each round"},
                  {"samples", r.samples},
                  {"warmup_runs", tune_policy::warmup_runs},
@@ -699,8 +677,8 @@ int run_tune(const options& o, std::ostream& out, const std::string& command_lin
   run_record record;
   record.device = &dev;
   record.command_line = command_line;
-  record.commit = commit_id();
-  record.created_utc = utc_now();
+  record.commit = provenance::commit_id();
+  record.created_utc = provenance::utc_now();
   record.samples = static_cast<int>(o.samples ? o.samples : default_tune_samples);
   record.quick = o.quick;
   record.multi_block_sizes = multi_block_sizes(o.quick);
