@@ -82,11 +82,16 @@ TEST(LibraryPlan, ScalarPlanWhenNoValueMeetsABoundary) {
   EXPECT_TRUE(q.scalar);
 }
 
-TEST(LibraryPlan, WorkspaceLayoutKeepsPartialsAligned) {
+TEST(LibraryPlan, WorkspaceHoldsOneTaggedPartialPerBlock) {
   EXPECT_EQ(rd::layout_bytes<int>(1), 0u);  // one block: no workspace
-  EXPECT_EQ(rd::partials_offset<int>(1056) % 256, 0u);
-  EXPECT_GE(rd::partials_offset<int>(1056), 1056u * 8);
-  EXPECT_EQ(rd::layout_bytes<double>(1056), rd::partials_offset<double>(1056) + 1056 * sizeof(double));
+  // Every 8 bytes of a value travel in a 16-byte word next to the epoch (grid/tagged_partials.cuh).
+  EXPECT_EQ(sizeof(reducelab::grid::tagged_partial<char>), 16u);
+  EXPECT_EQ(sizeof(reducelab::grid::tagged_partial<double>), 16u);
+  EXPECT_EQ(sizeof(reducelab::grid::tagged_partial<float[3]>), 32u);
+  EXPECT_EQ(sizeof(reducelab::grid::tagged_partial<double[3]>), 48u);
+  EXPECT_EQ(alignof(reducelab::grid::tagged_partial<char>), 16u);
+  EXPECT_EQ(rd::layout_bytes<double>(1056), 1056u * 16);
+  EXPECT_EQ(rd::layout_bytes<double[3]>(1056), 1056u * 48);
 }
 
 TEST(LibraryPlan, EpochsNeverRepeat) {

@@ -15,6 +15,27 @@ struct reduce_storage {
   T warp_results[BlockThreads / warp::threads_per_warp];
 };
 
+/// Combine the warps' values, held by lane 0 of each warp (the other lanes' values are ignored), in warp order:
+/// for callers whose warps have already reduced their lanes, so no warp repeats a shuffle tree. The result is
+/// valid in thread 0 only; the storage is free for reuse only after a __syncthreads() by the caller.
+template <int BlockThreads, class T, class OpT>
+__device__ __forceinline__ T combine_warp_leaders(T value, OpT op, reduce_storage<T, BlockThreads>& storage) {
+  constexpr int warps = BlockThreads / warp::threads_per_warp;
+  if constexpr (warps == 1) {
+    return value;
+  } else {
+    const int lane = threadIdx.x % warp::threads_per_warp;
+    const int warp_id = threadIdx.x / warp::threads_per_warp;
+    if (lane == 0) storage.warp_results[warp_id] = value;
+    __syncthreads();
+    if (warp_id == 0) {
+      value = lane < warps ? storage.warp_results[lane] : identity_of<OpT, T>();
+      value = warp::reduce_in_lane_order(value, op);
+    }
+    return value;
+  }
+}
+
 /// Combine the values of all BlockThreads threads in thread order; the result is valid in thread 0 only.
 /// Ends with the storage free for reuse only after a __syncthreads() by the caller.
 template <int BlockThreads, class T, class OpT>

@@ -23,7 +23,7 @@ namespace reducelab::detail {
 template <class T>
 inline constexpr std::size_t max_items = static_cast<std::size_t>(PTRDIFF_MAX) / sizeof(T);
 
-/// A fresh epoch per launch (kernels/single_pass.cuh): a process-wide counter from a random start.
+/// A fresh epoch per launch (grid/tagged_partials.cuh): a process-wide counter from a random start.
 inline unsigned long long next_epoch() {
   static std::atomic<unsigned long long> counter{[] {
     std::random_device rd;
@@ -41,15 +41,10 @@ long long vector_head(const T* in) {
   return -1;
 }
 
-/// Workspace layout: one 8-byte flag per block, then one partial per block.
+/// Workspace layout: one tagged partial per block (grid/tagged_partials.cuh); none for one block.
 template <class T>
-constexpr std::size_t partials_offset(std::size_t grid) {
-  constexpr std::size_t align = alignof(T) > 256 ? alignof(T) : 256;
-  return (grid * sizeof(unsigned long long) + align - 1) / align * align;
-}
-template <class T>
-constexpr std::size_t layout_bytes(std::size_t grid) {
-  return grid <= 1 ? 0 : partials_offset<T>(grid) + grid * sizeof(T);
+constexpr std::size_t layout_bytes(std::size_t blocks) {
+  return blocks <= 1 ? 0 : blocks * sizeof(::reducelab::grid::tagged_partial<T>);
 }
 
 template <class PolicyT, class OpT, class T>
@@ -130,16 +125,15 @@ void launch(const T* in, std::size_t n, T* out, void* workspace, OpT op, cudaStr
   if (takes_single_block<PolicyT, T>(n)) {
     constexpr int threads = PolicyT::single_block_threads;
     const kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, 1, grid);
-    single_block_kernel<PolicyT, OpT, T>()<<<1, threads, 0, stream>>>(in, plan, out, nullptr, nullptr, 0, op);
+    single_block_kernel<PolicyT, OpT, T>()<<<1, threads, 0, stream>>>(in, plan, out, nullptr, 0, op);
     CUDA_TRY_LAUNCH();
     return;
   }
   constexpr int threads = PolicyT::block_threads;
   const std::size_t cap = grid_cap<PolicyT, OpT, T>(dev);
   const kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, cap, grid);
-  auto* flags = static_cast<unsigned long long*>(workspace);
-  T* partials = reinterpret_cast<T*>(static_cast<char*>(workspace) + partials_offset<T>(cap));
-  multi_block_kernel<PolicyT, OpT, T>()<<<grid, threads, 0, stream>>>(in, plan, out, partials, flags, next_epoch(), op);
+  auto* partials = static_cast<::reducelab::grid::tagged_partial<T>*>(workspace);
+  multi_block_kernel<PolicyT, OpT, T>()<<<grid, threads, 0, stream>>>(in, plan, out, partials, next_epoch(), op);
   CUDA_TRY_LAUNCH();
 }
 

@@ -72,8 +72,8 @@ struct host_call_cache {
       workspace = nullptr;
       workspace_bytes = 0;
       CUDA_TRY(cudaMalloc(&workspace, need));
-      // Once per growth, not per call: flags that start defined keep memory checkers (initcheck) quiet; the
-      // kernel itself never needs them cleared (kernels/single_pass.cuh).
+      // Once per growth, not per call: tagged partials that start defined keep memory checkers (initcheck)
+      // quiet; the kernel itself never needs them cleared (grid/tagged_partials.cuh).
       CUDA_TRY(cudaMemset(workspace, 0, need));
       workspace_bytes = need;
     }

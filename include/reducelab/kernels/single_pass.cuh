@@ -4,16 +4,11 @@
 // warp tiles read with 16-byte loads (agent/warp_tiles.cuh), and a tail (less than one tile). Block b reduces
 // its contiguous run of tiles, warps in warp order; block 0 puts the head in front (its loads are issued first
 // and land while the tiles are read), and the last warp of the last block appends the tail as a partial tile, so
-// neither costs a memory round trip of its own at the end. Each block stores its partial and publishes it: a
-// release store of this launch's epoch into its flag. The last block (blockIdx.x == gridDim.x - 1, the last to
-// be scheduled) then waits until every other flag holds the epoch (acquire) and combines partial 0, ..., G-1 in
-// block order, so the result is the in-order one and bitwise the same every run.
-//
-// Why an epoch and not a ticket counter: a counter must be zero at launch, which costs a memset on the stream
-// before every launch (a second GPU operation, about as long as a whole small reduction). A flag that must equal
-// a 64-bit value drawn per launch from a randomly seeded counter needs no clearing: stale flags of earlier
-// launches hold other epochs. (A flag left in recycled memory could equal this launch's epoch only by a 2^-64
-// coincidence.) Only the last block waits, on blocks scheduled before it, so the wait always ends.
+// neither costs a memory round trip of its own at the end. Each block publishes its partial; the last block
+// (blockIdx.x == gridDim.x - 1, the last to be scheduled) folds partials 0, ..., G-2 in block order as they
+// arrive and appends its own, so the result is the in-order one and bitwise the same every run. Partials travel
+// as 16-byte words tagged with this launch's epoch (grid/tagged_partials.cuh): no fence, no second load, and
+// nothing cleared before the launch. Only the last block waits, on blocks scheduled before it, so the wait ends.
 //
 // With one block (gridDim.x == 1) there is nothing to publish and no workspace: the one-block path.
 // When the body cannot be read in vectors (a value type too large, or a pointer whose values never meet a
@@ -24,8 +19,7 @@
 #include "reducelab/block/block_reduce.cuh"
 #include "reducelab/block/block_reduce_range.cuh"
 #include "reducelab/core/traits.hpp"
-
-#include <cuda/atomic>
+#include "reducelab/grid/tagged_partials.cuh"
 
 #include <cstddef>
 
@@ -58,8 +52,8 @@ __device__ __forceinline__ T fold_values(T acc, const T* in, std::size_t begin, 
 
 template <int BlockThreads, int VectorsPerThread, class OpT, class T>
 __global__ void __launch_bounds__(BlockThreads)
-    single_pass(const T* __restrict__ in, single_pass_plan plan, T* out, T* partials,
-                unsigned long long* flags, unsigned long long epoch, OpT op) {
+    single_pass(const T* __restrict__ in, single_pass_plan plan, T* out, grid::tagged_partial<T>* partials,
+                unsigned long long epoch, OpT op) {
   using storage_t = single_pass_storage<BlockThreads, VectorsPerThread, T>;
   using range_t = typename storage_t::range_t;
   // The tile stage and the range storage are never live together: one raw buffer serves both.
@@ -92,9 +86,9 @@ __global__ void __launch_bounds__(BlockThreads)
       if (last && warp_id == warps - 1 && body_end < plan.n)
         value = agent::append_partial_tile<VectorsPerThread>(value, in + body_end, static_cast<int>(plan.n - body_end), op,
                                                              stages[warp_id]);
-      if (threadIdx.x % 32 != 0) value = identity_of<OpT, T>();
       __syncthreads();  // every warp is done with its stage before the block reduction reuses `raw`
-      partial = block::reduce_in_thread_order<BlockThreads>(value, op, range.reduce);
+      // Lane 0 of each warp holds the warp's value already: only the warps are left to combine.
+      partial = block::combine_warp_leaders<BlockThreads>(value, op, range.reduce);
       if (block == 0 && threadIdx.x == 0) partial = op(head, partial);
     }
   }
@@ -109,30 +103,19 @@ __global__ void __launch_bounds__(BlockThreads)
     if (threadIdx.x == 0) *out = partial;
     return;
   }
-  if (threadIdx.x == 0) {
-    partials[block] = partial;
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> flag(flags[block]);
-    flag.store(epoch, cuda::memory_order_release);  // the partial is visible before the flag says so
+  if (!last) {
+    if (threadIdx.x == 0) grid::publish(partials + block, partial, epoch);
+    return;
   }
-  if (!last) return;
 
-  // The last block: thread t waits for blocks [t*k, t*k + k) (k = ceil((G-1)/threads)), folds their partials in
-  // order, and the block combines the threads in thread order; its own partial comes last.
+  // The last block: thread t folds the partials of blocks [t*k, t*k + k) (k = ceil((G-1)/threads)) in order as
+  // they are published, the block combines the threads in thread order, and its own partial comes last.
   __syncthreads();  // `raw` is free again
   const unsigned others = gridDim.x - 1;
   const unsigned k = (others + BlockThreads - 1) / BlockThreads;
   const unsigned b_first = threadIdx.x * k < others ? threadIdx.x * k : others;
   const unsigned b_last = b_first + k < others ? b_first + k : others;
-  // All of a thread's flags are read in one sweep (independent loads, one round trip), repeated until all hold
-  // the epoch; one acquire fence then orders the partials' loads after them.
-  for (bool all = false; !all;) {
-    all = true;
-    for (unsigned b = b_first; b < b_last; ++b)
-      all &= cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(flags[b]).load(cuda::memory_order_relaxed) == epoch;
-  }
-  cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
-  T mine = identity_of<OpT, T>();
-  for (unsigned b = b_first; b < b_last; ++b) mine = op(mine, partials[b]);
+  const T mine = grid::fold_published<4>(identity_of<OpT, T>(), partials, b_first, b_last, epoch, op);
   const T earlier = block::reduce_in_thread_order<BlockThreads>(mine, op, range.reduce);
   if (threadIdx.x == 0) *out = op(earlier, partial);
 }
