@@ -124,7 +124,7 @@ for step in "$@"; do
       ;;
     library)
       # reducelab::reduce alone: its GPU tests, then each compute-sanitizer tool over them (initcheck: see the
-      # note in include/reducelab/kernels/single_pass.cuh on flags read before they are written).
+      # note in include/reducelab/grid/tagged_partials.cuh: the last block polls words no block has written yet).
       "$build/tests/test_gpu" --gtest_filter='LibraryReduce.*' > "$out/library-tests.log" 2>&1
       echo "library tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$out/library-tests.log" | tr '\n' ' ')" >> "$summary"
       for tool in memcheck racecheck synccheck initcheck; do

@@ -14,7 +14,9 @@
 // Why an epoch rather than a cleared flag: clearing costs a memset on the stream before every launch (a second
 // GPU operation, about as long as a whole small reduction). The epoch is a 64-bit value drawn per launch from a
 // randomly seeded counter (detail/dispatch.cuh), so a word left by an earlier launch, or by whatever used the
-// memory before, holds another epoch; a false match is a 2^-64 coincidence per word.
+// memory before, holds another epoch; a false match is a 2^-64 coincidence per word. The polls read words that
+// no block of this launch has written yet, by design: compute-sanitizer's initcheck reports them as reads of
+// uninitialized memory when the workspace comes fresh from the pool.
 #pragma once
 
 #include <cuda/std/cstdint>
