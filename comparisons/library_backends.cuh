@@ -1,7 +1,7 @@
 // The library's own entry, reducelab::reduce (include/reducelab/reduce.cuh), wrapped with the backend
 // interface of the variants (lab/variants/variant.hpp) so that check, compare, the tests and the report treat
 // it like every other backend. Two rows, because a user calls two things:
-//   reducelab::reduce         device result, stream-ordered, workspace from the library's pool
+//   reducelab::reduce         device result, stream-ordered, the workspace the library keeps for the stream
 //   reducelab::reduce(host)   host result: one launch into pinned memory, one synchronization (vs thrust::reduce)
 #pragma once
 
@@ -23,7 +23,7 @@ struct library_reduce {
 
   template <class OpT, class T>
   static std::size_t workspace_bytes(std::size_t) {
-    return 0;  // borrowed from the library's stream-ordered pool inside the call
+    return 0;  // the library keeps one per stream (detail/resources.hpp)
   }
   template <class OpT, class T>
   static std::size_t combine_depth(std::size_t n) {

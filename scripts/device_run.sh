@@ -7,7 +7,8 @@
 #   check            `reducelab list` and `reducelab check` (default matrix), then the NaN inputs of max/min
 #   sanitize         compute-sanitizer memcheck/racecheck/synccheck/initcheck over a check matrix of every variant
 #   methods          the before/after table of the timing method (reducelab methods)
-#   ncu              Nsight Compute beside ReduceLab on plus/int32 (CUB and two variants, 2^20 and 2^28, cold)
+#   ncu              Nsight Compute beside ReduceLab on plus/int32 (NCU_VARIANTS, default CUB and two variants;
+#                    NCU_SIZES, default 2^20 and 2^28; cold)
 #   both             a small --mode both run, kept as $OUT/compare_both.json (the hot <= cold test's fixture)
 #   quick            the quick default comparison, results/<device>-quick/
 #   full1 full2      the two halves of the full sweep, results/<device>-part{1,2}/ (merged by `full-merge`)
@@ -72,9 +73,10 @@ for step in "$@"; do
       # to change. The reference timings come from a normal held-stream run of the same rows.
       tmp=$(mktemp -d)
       variants=${NCU_VARIANTS:-"cub::DeviceReduce::Reduce multi_pass vectorized_loads"}
-      "$rl" compare --ops plus --types int32 --sizes 2^20,2^28 --variants "${variants// /,}" --no-confirm \
+      sizes=${NCU_SIZES:-"2^20 2^28"}
+      "$rl" compare --ops plus --types int32 --sizes "${sizes// /,}" --variants "${variants// /,}" --no-confirm \
         --out "$tmp/ref" > "$out/ncu-ref.txt" 2>&1
-      for n in 2^20 2^28; do
+      for n in $sizes; do
         for v in $variants; do
           tag="$(echo "$v" | tr -cd 'A-Za-z0-9_')_${n/^/_}"
           ncu --csv --page raw --print-units base --clock-control none --cache-control all \

@@ -1,4 +1,4 @@
-// GPU: reducelab::reduce, the library's entry — every form (device result with pooled or caller workspace,
+// GPU: reducelab::reduce, the library's entry — every form (device result with the stream's or the caller's workspace,
 // host result, async), awkward sizes and unaligned starts, struct and non-commutative value types, bitwise
 // reproducibility, and the refusals (null, host memory, counts beyond the address space, short workspace).
 #include "gpu_test.hpp"
@@ -117,9 +117,9 @@ void expect_all_forms_exact(std::size_t n, std::size_t offset, std::uint64_t see
   device_buffer out(sizeof(T));
   T got{};
 
-  reducelab::reduce(in, n, static_cast<T*>(out.data()), OpT{}, cudaStream_t{nullptr});  // pooled workspace
+  reducelab::reduce(in, n, static_cast<T*>(out.data()), OpT{}, cudaStream_t{nullptr});  // the stream's workspace
   CUDA_TRY(cudaMemcpy(&got, out.data(), sizeof(T), cudaMemcpyDeviceToHost));
-  EXPECT_TRUE(same(got, want)) << "device result, pooled workspace";
+  EXPECT_TRUE(same(got, want)) << "device result, the stream's workspace";
 
   const std::size_t bytes = reducelab::reduce_workspace_bytes<T>(n, OpT{});
   device_buffer ws(bytes);
@@ -216,6 +216,69 @@ TEST(LibraryReduce, AsyncOverlapsHostWork) {
   auto moved = std::move(pending);
   EXPECT_EQ(moved.get(), 1 << 24);
   EXPECT_THROW(pending.get(), reducelab::usage_error);  // the moved-from handle holds nothing
+}
+
+// The device-result call keeps one workspace per stream (detail/resources.hpp): launches on different streams
+// run at the same time, and each must still finish (a shared workspace could leave a last block waiting on a
+// word another launch overwrote) with its own right answer. Many streams, each given several launches, all
+// enqueued before any is awaited; more streams than the cache keeps, so evictions happen along the way.
+TEST(LibraryReduce, ConcurrentStreamsEachGetTheirOwnWorkspace) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  constexpr int streams = 80;  // > stream_workspaces::max_streams
+  static_assert(streams > static_cast<int>(reducelab::detail::stream_workspaces::max_streams));
+  const std::size_t n = (std::size_t{1} << 20) + 3;
+  const std::vector<std::int32_t> host = random_values<std::int32_t>(n, 5);
+  const thrust::device_vector<std::int32_t> d(host.begin(), host.end());
+  std::vector<cudaStream_t> s(streams);
+  for (auto& x : s) CUDA_TRY(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+  device_buffer out(sizeof(std::int32_t) * streams * 3);
+  auto* o = static_cast<std::int32_t*>(out.data());
+  for (int round = 0; round < 3; ++round)
+    for (int i = 0; i < streams; ++i) {
+      const std::size_t len = n - static_cast<std::size_t>(i) * 1000;  // a different answer per stream
+      reducelab::reduce(thrust::raw_pointer_cast(d.data()), len, o + round * streams + i, add{}, s[i]);
+    }
+  CUDA_TRY(cudaDeviceSynchronize());
+  std::vector<std::int32_t> got(streams * 3);
+  CUDA_TRY(cudaMemcpy(got.data(), o, sizeof(std::int32_t) * got.size(), cudaMemcpyDeviceToHost));
+  for (int round = 0; round < 3; ++round)
+    for (int i = 0; i < streams; ++i)
+      EXPECT_EQ(got[round * streams + i], host_reduce(host, 0, n - static_cast<std::size_t>(i) * 1000, add{}))
+          << "stream " << i << ", round " << round;
+  for (auto& x : s) CUDA_TRY(cudaStreamDestroy(x));
+}
+
+// Captured into a graph, the call takes its workspace from the stream-ordered pool (an allocation node), so the
+// graph owns it; the graph is launched on two other streams in turn.
+TEST(LibraryReduce, GraphCaptureGetsItsOwnWorkspace) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  const std::size_t n = (std::size_t{1} << 22) + 9;
+  const std::vector<std::int32_t> host = random_values<std::int32_t>(n, 6);
+  const thrust::device_vector<std::int32_t> d(host.begin(), host.end());
+  device_buffer out(sizeof(std::int32_t));
+  cudaStream_t capture, a, b;
+  CUDA_TRY(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));
+  CUDA_TRY(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+  CUDA_TRY(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  CUDA_TRY(cudaStreamBeginCapture(capture, cudaStreamCaptureModeThreadLocal));
+  reducelab::reduce(thrust::raw_pointer_cast(d.data()), n, static_cast<std::int32_t*>(out.data()), add{}, capture);
+  CUDA_TRY(cudaStreamEndCapture(capture, &graph));
+  cudaGraphExec_t exec;
+  CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_TRY(cudaGraphLaunch(exec, a));
+  CUDA_TRY(cudaStreamSynchronize(a));
+  std::int32_t got = 0;
+  CUDA_TRY(cudaMemcpy(&got, out.data(), sizeof got, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got, host_reduce(host, 0, n, add{}));
+  CUDA_TRY(cudaMemset(out.data(), 0, sizeof got));
+  CUDA_TRY(cudaGraphLaunch(exec, b));
+  CUDA_TRY(cudaStreamSynchronize(b));
+  CUDA_TRY(cudaMemcpy(&got, out.data(), sizeof got, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got, host_reduce(host, 0, n, add{}));
+  CUDA_TRY(cudaGraphExecDestroy(exec));
+  CUDA_TRY(cudaGraphDestroy(graph));
+  for (auto x : {capture, a, b}) CUDA_TRY(cudaStreamDestroy(x));
 }
 
 namespace {

@@ -64,14 +64,23 @@ decltype(auto) with_device_policy(const device_properties& dev, FnT&& fn) {
   return tuning::with_policy<sizeof(T)>(tuning::table_for(dev.major, dev.minor), std::forward<FnT>(fn));
 }
 
-/// Launch into `out` (device memory or a mapped pinned slot) with the current device's policy.
+/// Launch into `out` (device memory or a mapped pinned slot) with the current device's policy, with the
+/// stream's own workspace (detail/resources.hpp), or one borrowed from the pool while the stream is being
+/// captured into a graph (a graph may be launched on several streams at once, so it gets its own allocation).
 template <class T, class OpT>
-void launch_with_pool(const T* in, std::size_t n, T* out, OpT op, cudaStream_t stream, const device_properties& dev) {
+void launch_with_stream_workspace(const T* in, std::size_t n, T* out, OpT op, cudaStream_t stream,
+                                  const device_properties& dev) {
   with_device_policy<T>(dev, [&](auto policy) {
     using P = decltype(policy);
     const std::size_t bytes = workspace_bytes_for<P, OpT, T>(n, dev);
     if (bytes == 0) {
       launch<P>(in, n, out, nullptr, op, stream, dev);
+      return;
+    }
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    CUDA_TRY(cudaStreamIsCapturing(stream, &capture));
+    if (capture == cudaStreamCaptureStatusNone) {
+      launch<P>(in, n, out, stream_workspaces::of(dev.ordinal).reserve(stream, bytes), op, stream, dev);
       return;
     }
     void* workspace = nullptr;
@@ -131,14 +140,14 @@ void reduce(const T* in, std::size_t n, T* out, void* workspace, std::size_t wor
   });
 }
 
-/// Device result, stream-ordered, workspace borrowed from reducelab's stream-ordered pool (none for small n).
+/// Device result, stream-ordered; the workspace is the stream's own, kept between calls (none for small n).
 template <class T, class OpT, class = std::enable_if_t<!std::is_pointer_v<OpT>>>
 void reduce(const T* in, std::size_t n, T* out, OpT op, cudaStream_t stream = nullptr) {
   detail::check_functor<T, OpT>();
   const detail::device_properties dev = detail::check_arguments(in, n, stream);
   REDUCELAB_EXPECTS(out != nullptr, "reducelab::reduce: output pointer is null");
   detail::expect_on_device(out, dev.ordinal, "output pointer");
-  detail::launch_with_pool(in, n, out, op, stream, dev);
+  detail::launch_with_stream_workspace(in, n, out, op, stream, dev);
 }
 
 /// Host result: like thrust::reduce, but with a workspace kept between calls and the result written by the
@@ -251,7 +260,7 @@ reduction_future<T> reduce_async(const T* in, std::size_t n, OpT op, cudaStream_
   }
   f.slot_ = detail::slot_pool::of(dev.ordinal).take(sizeof(T));
   try {
-    detail::launch_with_pool(in, n, static_cast<T*>(f.slot_.host), op, stream, dev);
+    detail::launch_with_stream_workspace(in, n, static_cast<T*>(f.slot_.host), op, stream, dev);
     CUDA_TRY(cudaEventRecord(f.slot_.done, stream));
   } catch (...) {
     detail::slot_pool::of(dev.ordinal).give_back(std::exchange(f.slot_, {}));

@@ -1,6 +1,7 @@
 // The memory reducelab::reduce keeps for its callers, per device:
-//   - a stream-ordered pool (cudaMallocFromPoolAsync) for the workspace of the device-result calls; its release
-//     threshold is unlimited, so the few kilobytes a launch borrows stay mapped between calls;
+//   - for the device-result calls, one workspace per stream (stream_workspaces below), and a stream-ordered pool
+//     (cudaMallocFromPoolAsync) for calls made while the stream is being captured into a CUDA graph; the pool's
+//     release threshold is unlimited, so the few kilobytes a launch borrows stay mapped between calls;
 //   - per host thread, the host-result call's workspace (grown, never shrunk) and a pinned, device-mapped
 //     result slot the kernel writes into, so the host call is one launch and one synchronization;
 //   - a free list of pinned result slots with an event each, for reduce_async's handles.
@@ -36,6 +37,79 @@ inline cudaMemPool_t workspace_pool(int device) {
   });
   return pools[device];
 }
+
+/// The device-result call's workspace, one per stream, grown and never shrunk.
+///
+/// Why not borrow from the pool on every call: cudaMallocFromPoolAsync + cudaFreeAsync put work of their own on
+/// the stream, and on the H100 that added 1.3-1.7 µs to every reduction of 2^14..2^22 values (5.8 µs became 7.5
+/// µs at 2^14; scratch measurement at 1faf2f7, see the closing note of the entry-point issue). A workspace that
+/// stays with its stream is safe without any of that: two launches on one stream never overlap. Streams are told
+/// apart by cudaStreamGetId, which is unique for the life of the process (a destroyed stream's handle may come
+/// back for a new stream; its id does not) and distinct for each thread's per-thread default stream.
+/// Memory: one workspace (at most a few hundred KiB) per stream that ever reduced; beyond max_streams the least
+/// recently used one is freed, with cudaFree, which waits for the device to finish the work that may use it
+/// (an eviction costs one device-wide wait; a program cycling through more than max_streams streams pays it).
+class stream_workspaces {
+ public:
+  static constexpr std::size_t max_streams = 64;
+
+  static stream_workspaces& of(int device) {
+    static std::array<stream_workspaces, max_devices> all;
+    return all[device];
+  }
+
+  /// At least `need` bytes that only launches on `stream` use.
+  void* reserve(cudaStream_t stream, std::size_t need) {
+    unsigned long long id = 0;
+    CUDA_TRY(cudaStreamGetId(stream, &id));
+    const std::lock_guard<std::mutex> lock(mutex_);
+    ++clock_;
+    entry* e = nullptr;
+    for (auto& x : entries_)
+      if (x.stream_id == id) e = &x;
+    if (e == nullptr) {
+      if (entries_.size() == max_streams) {
+        auto oldest = entries_.begin();
+        for (auto it = entries_.begin(); it != entries_.end(); ++it)
+          if (it->last_use < oldest->last_use) oldest = it;
+        CUDA_TRY(cudaFree(oldest->memory));
+        entries_.erase(oldest);
+      }
+      entries_.push_back({id, nullptr, 0, 0});
+      e = &entries_.back();
+    }
+    e->last_use = clock_;
+    if (need > e->bytes) {
+      // The old buffer is retired, not freed: another host thread may hold it for a launch on this stream that
+      // it has not enqueued yet. Growth is rare (the size depends on the value size and the device only).
+      if (e->memory != nullptr) retired_.push_back(e->memory);
+      e->memory = nullptr;
+      e->bytes = 0;
+      CUDA_TRY(cudaMalloc(&e->memory, need));
+      // Defined contents keep memory checkers (initcheck) quiet; the kernel never needs them cleared.
+      CUDA_TRY(cudaMemset(e->memory, 0, need));
+      e->bytes = need;
+    }
+    return e->memory;
+  }
+
+  ~stream_workspaces() {  // at exit: errors ignored (the context may be gone)
+    for (auto& x : entries_) cudaFree(x.memory);
+    for (void* p : retired_) cudaFree(p);
+  }
+
+ private:
+  struct entry {
+    unsigned long long stream_id;
+    void* memory;
+    std::size_t bytes;
+    unsigned long long last_use;
+  };
+  std::mutex mutex_;
+  std::vector<entry> entries_;
+  std::vector<void*> retired_;
+  unsigned long long clock_ = 0;
+};
 
 /// Pinned host memory the device writes into directly (mapped; the same address on both sides under UVA).
 struct pinned_slot {
