@@ -61,6 +61,11 @@ inline void expect_on_device(const void* p, int device, const char* what) {
 /// Refuse a stream created on another device (the legacy and per-thread default streams belong to every device).
 inline void expect_stream_on_device(cudaStream_t stream, int device) {
   if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return;
+  // A stream being captured into a graph refuses to be asked for its device (cudaStreamGetDevice fails with
+  // cudaErrorStreamCaptureUnsupported and invalidates the capture): the check is left to the graph's launch.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  CUDA_TRY(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone) return;
   int stream_device = -1;
   CUDA_TRY(cudaStreamGetDevice(stream, &stream_device));
   REDUCELAB_EXPECTS(stream_device == device, "reducelab::reduce: the stream belongs to device " +
