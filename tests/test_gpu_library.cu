@@ -248,13 +248,13 @@ TEST(LibraryReduce, ConcurrentStreamsEachGetTheirOwnWorkspace) {
   for (auto& x : s) CUDA_TRY(cudaStreamDestroy(x));
 }
 
-// Captured into a graph, the call takes its workspace from the stream-ordered pool (an allocation node), so the
-// graph owns it; the graph is launched on two other streams in turn.
+// Captured into a graph, the call allocates its workspace in the graph (an allocation node) and clears it (a
+// memset node); the graph is launched on two other streams in turn, over different input.
 TEST(LibraryReduce, GraphCaptureGetsItsOwnWorkspace) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   const std::size_t n = (std::size_t{1} << 22) + 9;
   const std::vector<std::int32_t> host = random_values<std::int32_t>(n, 6);
-  const thrust::device_vector<std::int32_t> d(host.begin(), host.end());
+  thrust::device_vector<std::int32_t> d(host.begin(), host.end());
   device_buffer out(sizeof(std::int32_t));
   cudaStream_t capture, a, b;
   CUDA_TRY(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));
@@ -271,11 +271,16 @@ TEST(LibraryReduce, GraphCaptureGetsItsOwnWorkspace) {
   std::int32_t got = 0;
   CUDA_TRY(cudaMemcpy(&got, out.data(), sizeof got, cudaMemcpyDeviceToHost));
   EXPECT_EQ(got, host_reduce(host, 0, n, add{}));
+  // New input, same graph: every replay runs with the epoch captured once, so a replay that read the previous
+  // replay's partials would return the old sum.
+  const std::vector<std::int32_t> next = random_values<std::int32_t>(n, 7);
+  CUDA_TRY(cudaMemcpy(thrust::raw_pointer_cast(d.data()), next.data(), n * sizeof(std::int32_t),
+                      cudaMemcpyHostToDevice));
   CUDA_TRY(cudaMemset(out.data(), 0, sizeof got));
   CUDA_TRY(cudaGraphLaunch(exec, b));
   CUDA_TRY(cudaStreamSynchronize(b));
   CUDA_TRY(cudaMemcpy(&got, out.data(), sizeof got, cudaMemcpyDeviceToHost));
-  EXPECT_EQ(got, host_reduce(host, 0, n, add{}));
+  EXPECT_EQ(got, host_reduce(next, 0, n, add{}));
   CUDA_TRY(cudaGraphExecDestroy(exec));
   CUDA_TRY(cudaGraphDestroy(graph));
   for (auto x : {capture, a, b}) CUDA_TRY(cudaStreamDestroy(x));

@@ -65,8 +65,8 @@ decltype(auto) with_device_policy(const device_properties& dev, FnT&& fn) {
 }
 
 /// Launch into `out` (device memory or a mapped pinned slot) with the current device's policy, with the
-/// stream's own workspace (detail/resources.hpp), or one borrowed from the pool while the stream is being
-/// captured into a graph (a graph may be launched on several streams at once, so it gets its own allocation).
+/// stream's own workspace (detail/resources.hpp), or, while the stream is being captured into a graph, one the
+/// graph allocates and owns (a graph outlives the call and may be launched on any stream).
 template <class T, class OpT>
 void launch_with_stream_workspace(const T* in, std::size_t n, T* out, OpT op, cudaStream_t stream,
                                   const device_properties& dev) {
@@ -83,9 +83,14 @@ void launch_with_stream_workspace(const T* in, std::size_t n, T* out, OpT op, cu
       launch<P>(in, n, out, stream_workspaces::of(dev.ordinal).reserve(stream, bytes), op, stream, dev);
       return;
     }
+    // Captured: cudaMallocAsync becomes an allocation node the graph owns (creating a pool here would be
+    // refused: cudaMemPoolCreate is not permitted while a stream is capturing). Every replay of the graph
+    // launches the kernel with the same epoch, so the words a replay reads must not still hold the previous
+    // replay's partials: the captured memset clears them first.
     void* workspace = nullptr;
-    CUDA_TRY(cudaMallocFromPoolAsync(&workspace, bytes, workspace_pool(dev.ordinal), stream));
+    CUDA_TRY(cudaMallocAsync(&workspace, bytes, stream));
     try {
+      CUDA_TRY(cudaMemsetAsync(workspace, 0, bytes, stream));
       launch<P>(in, n, out, workspace, op, stream, dev);
     } catch (...) {
       cudaFreeAsync(workspace, stream);

@@ -29,7 +29,8 @@ inline unsigned long long next_epoch() {
     std::random_device rd;
     return (static_cast<unsigned long long>(rd()) << 32) ^ rd();
   }()};
-  return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  const unsigned long long e = counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  return e != 0 ? e : 1;  // 0 is what a cleared workspace holds (graph replays, reduce.cuh)
 }
 
 /// Values before the first 16-byte boundary, or -1 when no value of `in` starts on one.

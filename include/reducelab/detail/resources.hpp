@@ -1,11 +1,10 @@
 // The memory reducelab::reduce keeps for its callers, per device:
-//   - for the device-result calls, one workspace per stream (stream_workspaces below), and a stream-ordered pool
-//     (cudaMallocFromPoolAsync) for calls made while the stream is being captured into a CUDA graph; the pool's
-//     release threshold is unlimited, so the few kilobytes a launch borrows stay mapped between calls;
+//   - for the device-result calls, one workspace per stream (stream_workspaces below); a call made while its
+//     stream is being captured into a CUDA graph allocates in the graph instead (reduce.cuh);
 //   - per host thread, the host-result call's workspace (grown, never shrunk) and a pinned, device-mapped
 //     result slot the kernel writes into, so the host call is one launch and one synchronization;
 //   - a free list of pinned result slots with an event each, for reduce_async's handles.
-// Nothing here is freed before exit except on growth: destructors at exit ignore errors (the context may be
+// Nothing here is freed before exit except on growth or eviction: destructors at exit ignore errors (the context may be
 // gone by then).
 #pragma once
 
@@ -21,22 +20,6 @@
 #include <vector>
 
 namespace reducelab::detail {
-
-/// The stream-ordered pool of `device`, created on first use.
-inline cudaMemPool_t workspace_pool(int device) {
-  static std::array<cudaMemPool_t, max_devices> pools{};
-  static std::array<std::once_flag, max_devices> created;
-  std::call_once(created[device], [device] {
-    cudaMemPoolProps props{};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
-    CUDA_TRY(cudaMemPoolCreate(&pools[device], &props));
-    std::uint64_t keep = UINT64_MAX;
-    CUDA_TRY(cudaMemPoolSetAttribute(pools[device], cudaMemPoolAttrReleaseThreshold, &keep));
-  });
-  return pools[device];
-}
 
 /// The device-result call's workspace, one per stream, grown and never shrunk.
 ///
