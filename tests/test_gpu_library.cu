@@ -1,6 +1,7 @@
 // GPU: reducelab::reduce, the library's entry — every form (device result with the stream's or the caller's workspace,
 // host result, async), awkward sizes and unaligned starts, struct and non-commutative value types, bitwise
 // reproducibility, and the refusals (null, host memory, counts beyond the address space, short workspace).
+#include "exact_test_functors.hpp"
 #include "gpu_test.hpp"
 #include "lab/core/device_buffer.hpp"
 #include "reducelab/reduce.cuh"
@@ -17,31 +18,10 @@ using reducelab::device_buffer;
 
 namespace library_test {  // named: an unnamed one makes nvcc warn about the unread `commutative` members
 
-struct add {
-  static constexpr bool commutative = true;
-  template <class T>
-  static constexpr __host__ __device__ T identity() {
-    return T(0);
-  }
-  template <class T>
-  __host__ __device__ T operator()(const T& a, const T& b) const {
-    return static_cast<T>(a + b);
-  }
-};
-
-/// x -> a*x + b over uint32 (wrapping), composed left to right: exact and not commutative.
-struct affine_u32 {
-  std::uint32_t a, b;
-};
-struct compose {
-  template <class T>
-  static constexpr __host__ __device__ T identity() {
-    return T{1u, 0u};
-  }
-  __host__ __device__ affine_u32 operator()(const affine_u32& f, const affine_u32& g) const {
-    return {g.a * f.a, g.a * f.b + g.b};  // first f, then g
-  }
-};
+using exact_test::add;
+using exact_test::affine_u32;
+using exact_test::compose;
+using exact_test::same;
 
 /// 24 bytes with 4-byte alignment: from an address 4 mod 8 no value starts on a 16-byte boundary.
 struct six_u32 {
@@ -60,7 +40,6 @@ struct add6 {
   }
 };
 
-bool same(const affine_u32& x, const affine_u32& y) { return x.a == y.a && x.b == y.b; }
 bool same(const six_u32& x, const six_u32& y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 template <class T>
 bool same(const T& x, const T& y) {
@@ -85,17 +64,11 @@ std::vector<std::int32_t> random_values(std::size_t n, std::uint64_t seed) {
 }
 template <>
 std::vector<std::uint8_t> random_values(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::uint8_t> v(n);
-  for (auto& x : v) x = static_cast<std::uint8_t>(rng());
-  return v;
+  return exact_test::random_bytes(n, seed);
 }
 template <>
 std::vector<affine_u32> random_values(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<affine_u32> v(n);
-  for (auto& x : v) x = {static_cast<std::uint32_t>(rng()) | 1u, static_cast<std::uint32_t>(rng())};
-  return v;
+  return exact_test::random_maps(n, seed);
 }
 template <>
 std::vector<six_u32> random_values(std::size_t n, std::uint64_t seed) {

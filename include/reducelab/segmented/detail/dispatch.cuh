@@ -1,0 +1,209 @@
+// Host side of reducelab::segmented_reduce and reduce_by_key below the public entry: the grid, the workspace, and the
+// launches of the three paths.
+//
+//   flat        end_offsets == begin_offsets + 1: the merge-path pass over the caller's offsets, then the fix-up.
+//   general     separate begin/end arrays (gaps, overlaps, any order): a DeviceScan of the segment lengths gives the
+//               offsets of a virtual layout with the segments end to end, and the same merge-path pass runs over it,
+//               reading each element where its segment really is. Balanced like the flat path, at the price of the scan
+//               (one read of both offset arrays, one write and read of the scanned offsets).
+//   by key      a DeviceSelect of the run heads (keys[i] != keys[i-1], plus the end of the input) gives the runs'
+//               offsets and their count on the device; a small kernel gathers each run's key and writes the count;
+//               the flat pass, told to read the count from the device, reduces the values.
+//
+// Workspace: allocated per call with cudaMallocAsync and released with cudaFreeAsync on the caller's stream (stream
+// ordered, and legal while the stream is captured into a graph, where it becomes allocation nodes). It costs the pool's
+// work on the stream at each call (about 1.5 us on an H100 for the scalar reduction, detail/resources.hpp); a per-stream
+// cache like the scalar reduction's would remove it and is left for when these paths are measured.
+#pragma once
+
+#include "reducelab/core/error.hpp"
+#include "reducelab/core/traits.hpp"
+#include "reducelab/detail/device_properties.hpp"
+#include "reducelab/segmented/kernels/merge_path_segments.cuh"
+#include "reducelab/segmented/tuning.hpp"
+
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+
+namespace reducelab::segmented::detail {
+
+using ::reducelab::detail::device_properties;
+using ::reducelab::detail::max_devices;
+
+template <class T>
+using policy_for = tuning::default_policy<sizeof(T)>;
+
+template <class PolicyT, agent::element_map Map, class OpT, class T, class OffsetT, class BeginT>
+constexpr auto main_kernel() {
+  return &kernels::merge_path_segments<PolicyT, Map, OpT, T, OffsetT, BeginT>;
+}
+
+/// Blocks of the main pass: blocks_per_sm (or what the occupancy calculator allows, read once per device) times the
+/// SMs. The grid does not depend on the data (the host does not know how many elements the offsets span): blocks past
+/// the end of a short path leave at once.
+template <class PolicyT, agent::element_map Map, class OpT, class T, class OffsetT, class BeginT>
+long long main_grid(const device_properties& dev) {
+  int per_sm = PolicyT::blocks_per_sm;
+  if (per_sm == 0) {
+    static std::array<std::atomic<int>, max_devices> cached{};
+    per_sm = cached[dev.ordinal].load(std::memory_order_relaxed);
+    if (per_sm == 0) {
+      CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_sm, main_kernel<PolicyT, Map, OpT, T, OffsetT, BeginT>(), PolicyT::block_threads, 0));
+      if (per_sm < 1) per_sm = 1;
+      cached[dev.ordinal].store(per_sm, std::memory_order_relaxed);
+    }
+  }
+  return static_cast<long long>(per_sm) * dev.sm_count;
+}
+
+/// Aligned carving of one workspace allocation.
+constexpr std::size_t align_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+/// A workspace from the stream's pool, released on the stream when it goes out of scope (also on an exception).
+class stream_allocation {
+ public:
+  stream_allocation(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+    if (bytes > 0) CUDA_TRY(cudaMallocAsync(&memory_, bytes, stream));
+  }
+  ~stream_allocation() {
+    if (memory_ != nullptr) cudaFreeAsync(memory_, stream_);  // errors ignored: a destructor must not throw
+  }
+  stream_allocation(const stream_allocation&) = delete;
+  stream_allocation& operator=(const stream_allocation&) = delete;
+  unsigned char* bytes() const { return static_cast<unsigned char*>(memory_); }
+
+ private:
+  void* memory_ = nullptr;
+  cudaStream_t stream_;
+};
+
+/// Bytes of the carries of `grid` blocks: a segment index and a value each.
+template <class T>
+constexpr std::size_t carry_bytes(long long grid) {
+  return align_up(sizeof(long long) * static_cast<std::size_t>(grid)) + align_up(sizeof(T) * static_cast<std::size_t>(grid));
+}
+
+/// The main pass and the fix-up over `offsets` (S + 1 entries; S known on the host or counted on the device), with the
+/// carries in `carries` (carry_bytes<T>(grid) bytes).
+template <agent::element_map Map, class T, class OffsetT, class BeginT, class OpT>
+void launch_merge_path(const T* in, const OffsetT* offsets, const BeginT* begins, kernels::segment_count count, T* out,
+                       unsigned char* carries, long long grid, OpT op, cudaStream_t stream) {
+  using P = policy_for<T>;
+  auto* carry_segment = reinterpret_cast<long long*>(carries);
+  auto* carry_value = reinterpret_cast<T*>(carries + align_up(sizeof(long long) * static_cast<std::size_t>(grid)));
+  main_kernel<P, Map, OpT, T, OffsetT, BeginT>()<<<static_cast<unsigned>(grid), P::block_threads, 0, stream>>>(
+      in, offsets, begins, count, out, carry_segment, carry_value, op);
+  CUDA_TRY_LAUNCH();
+  if (grid > 1) {
+    kernels::fix_up_carries<P::fix_up_threads, OpT, T>
+        <<<1, P::fix_up_threads, 0, stream>>>(carry_segment, carry_value, grid, out, op);
+    CUDA_TRY_LAUNCH();
+  }
+}
+
+/// One offsets array: segment s is [offsets[s], offsets[s + 1]).
+template <class T, class OffsetT, class OpT>
+void flat_segmented_reduce(const T* in, const OffsetT* offsets, long long num_segments, T* out, OpT op,
+                           cudaStream_t stream, const device_properties& dev) {
+  using P = policy_for<T>;
+  constexpr auto map = agent::element_map::contiguous;
+  const long long grid = main_grid<P, map, OpT, T, OffsetT, OffsetT>(dev);
+  stream_allocation workspace(carry_bytes<T>(grid), stream);
+  kernels::segment_count count;
+  count.host = num_segments;
+  launch_merge_path<map>(in, offsets, static_cast<const OffsetT*>(nullptr), count, out, workspace.bytes(), grid, op,
+                         stream);
+}
+
+/// Segment lengths for the general path's scan (the entry past the last segment is 0, so the scan's last entry is the
+/// total).
+template <class OffsetT>
+struct segment_length {
+  const OffsetT* begins;
+  const OffsetT* ends;
+  long long num_segments;
+  __host__ __device__ long long operator()(long long s) const {
+    if (s >= num_segments) return 0;
+    const long long b = static_cast<long long>(begins[s]), e = static_cast<long long>(ends[s]);
+    return e > b ? e - b : 0;
+  }
+};
+
+/// Any begin/end arrays: the merge-path pass over the virtual layout of the segments end to end. The virtual offsets
+/// are 64-bit whatever OffsetT is: overlapping segments can span more than the input.
+template <class T, class OffsetT, class OpT>
+void general_segmented_reduce(const T* in, const OffsetT* begins, const OffsetT* ends, long long num_segments, T* out,
+                              OpT op, cudaStream_t stream, const device_properties& dev) {
+  using P = policy_for<T>;
+  constexpr auto map = agent::element_map::remapped;
+  const long long grid = main_grid<P, map, OpT, T, long long, OffsetT>(dev);
+  const auto lengths = thrust::make_transform_iterator(thrust::counting_iterator<long long>(0),
+                                                       segment_length<OffsetT>{begins, ends, num_segments});
+  std::size_t scan_bytes = 0;
+  CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, lengths, static_cast<long long*>(nullptr),
+                                         num_segments + 1, stream));
+  const std::size_t offsets_bytes = align_up(sizeof(long long) * static_cast<std::size_t>(num_segments + 1));
+  const std::size_t carries_bytes = carry_bytes<T>(grid);
+  stream_allocation workspace(offsets_bytes + carries_bytes + align_up(scan_bytes), stream);
+  auto* virtual_offsets = reinterpret_cast<long long*>(workspace.bytes());
+  unsigned char* carries = workspace.bytes() + offsets_bytes;
+  void* scan_temp = workspace.bytes() + offsets_bytes + carries_bytes;
+  CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, lengths, virtual_offsets, num_segments + 1, stream));
+  kernels::segment_count count;
+  count.host = num_segments;
+  launch_merge_path<map>(in, static_cast<const long long*>(virtual_offsets), begins, count, out, carries, grid, op,
+                         stream);
+}
+
+/// Whether position i starts a run (i == n is the end of the input, selected too, so that the selected positions are
+/// the S + 1 offsets of the runs).
+template <class KeyT, class EqualT>
+struct run_head {
+  const KeyT* keys;
+  long long n;
+  EqualT equal;
+  __host__ __device__ bool operator()(long long i) const { return i == 0 || i == n || !equal(keys[i - 1], keys[i]); }
+};
+
+/// Runs of equal consecutive keys, with OffsetT offsets (32-bit when n allows: half the offset traffic).
+template <class OffsetT, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
+void reduce_by_key(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
+                   NumRunsT* num_runs, OpT op, EqualT equal, cudaStream_t stream, const device_properties& dev) {
+  using P = policy_for<T>;
+  constexpr auto map = agent::element_map::contiguous;
+  const long long grid = main_grid<P, map, OpT, T, OffsetT, OffsetT>(dev);
+  const auto positions = thrust::counting_iterator<long long>(0);
+  const run_head<KeyT, EqualT> head{keys, n, equal};
+  std::size_t select_bytes = 0;
+  CUDA_TRY(cub::DeviceSelect::If(nullptr, select_bytes, positions, static_cast<OffsetT*>(nullptr),
+                                 static_cast<long long*>(nullptr), n + 1, head, stream));
+  const std::size_t offsets_bytes = align_up(sizeof(OffsetT) * static_cast<std::size_t>(n + 1));
+  const std::size_t count_bytes = align_up(sizeof(long long));
+  const std::size_t carries_bytes = carry_bytes<T>(grid);
+  stream_allocation workspace(offsets_bytes + count_bytes + carries_bytes + align_up(select_bytes), stream);
+  auto* run_offsets = reinterpret_cast<OffsetT*>(workspace.bytes());
+  auto* num_offsets = reinterpret_cast<long long*>(workspace.bytes() + offsets_bytes);
+  unsigned char* carries = workspace.bytes() + offsets_bytes + count_bytes;
+  void* select_temp = carries + carries_bytes;
+  CUDA_TRY(cub::DeviceSelect::If(select_temp, select_bytes, positions, run_offsets, num_offsets, n + 1, head, stream));
+  // The runs' keys, at most one per value: a grid-stride loop, sized like the main pass.
+  kernels::gather_run_keys<<<static_cast<unsigned>(grid), 256, 0, stream>>>(keys, static_cast<const OffsetT*>(run_offsets),
+                                                                            static_cast<const long long*>(num_offsets),
+                                                                            unique_keys, num_runs);
+  CUDA_TRY_LAUNCH();
+  kernels::segment_count count;
+  count.offsets_on_device = num_offsets;
+  launch_merge_path<map>(values, static_cast<const OffsetT*>(run_offsets), static_cast<const OffsetT*>(nullptr), count,
+                         values_out, carries, grid, op, stream);
+}
+
+}  // namespace reducelab::segmented::detail

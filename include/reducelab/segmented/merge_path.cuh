@@ -1,0 +1,148 @@
+// The merge-path arithmetic of the segmented reductions, as __host__ __device__ functions (unit-tested on the CPU:
+// tests/test_segmented_partition.cu).
+//
+// S segments hold E elements laid end to end (segment s is elements [start(s), end(s)), end(s) = start(s + 1), counted
+// from the first segment's start). Reducing them is a walk along a path of E + S steps: the elements in order, with
+// the "end of segment s" step right after segment s's last element (right away for an empty segment). It is the merge
+// of the list end(0..S) with the list of element indices 0..E, an end going first on a tie. Any point of the path is a
+// coordinate (segment, element): the ends passed and the elements consumed, and diagonal d is the point with
+// segment + element == d. Splitting the path into equal runs of diagonals gives every block the same work whatever the
+// segment lengths: a block of a million empty segments and a block inside one giant segment walk the same number of
+// steps. The coordinate of a diagonal is found by a binary search over the ends alone (merge_path_search).
+#pragma once
+
+#include <cuda/std/type_traits>
+
+namespace reducelab::segmented {
+
+/// A point on the path: `segment` ends passed (the segment in progress), `element` elements consumed.
+struct path_coord {  // no member initializers: it lives in __shared__ memory
+  long long segment;
+  long long element;
+};
+
+/// The diagonals [first, last) of one block.
+struct diagonal_range {
+  long long first;
+  long long last;
+};
+
+/// Steps each block walks: an equal share of the path, but at least min_steps (a tile), so that a small problem
+/// occupies few blocks and the rest of a fixed-size grid leaves at once.
+__host__ __device__ constexpr long long steps_per_block(long long total_steps, long long grid, long long min_steps) {
+  const long long share = grid > 0 ? (total_steps + grid - 1) / grid : total_steps;
+  return share > min_steps ? share : min_steps;
+}
+
+/// The diagonals block `block` of `grid` covers on a path of total_steps steps (empty past the end of the path).
+__host__ __device__ constexpr diagonal_range block_diagonals(long long block, long long grid, long long total_steps,
+                                                             long long min_steps) {
+  const long long per = steps_per_block(total_steps, grid, min_steps);
+  const long long first = block * per < total_steps ? block * per : total_steps;
+  const long long last = total_steps - first > per ? first + per : total_steps;
+  return {first, last};
+}
+
+/// Whether, at diagonal `diag`, the path has passed the end of segment x before element diag - x - 1: the predicate
+/// the searches bisect (true for every x below the answer, false from it on; ends must not decrease).
+template <class EndsFnT>
+__host__ __device__ __forceinline__ bool end_comes_first(const EndsFnT& ends, long long x, long long diag) {
+  return static_cast<long long>(ends(x)) <= diag - x - 1;
+}
+
+/// The first and one-past-last candidates for the ends passed at diagonal `diag`.
+__host__ __device__ constexpr long long search_low(long long diag, long long num_elements) {
+  return diag - num_elements > 0 ? diag - num_elements : 0;
+}
+__host__ __device__ constexpr long long search_high(long long diag, long long num_segments) {
+  return diag < num_segments ? diag : num_segments;
+}
+
+/// The coordinate of diagonal `diag` (0 <= diag <= num_segments + num_elements). ends(x) is the end of segment x
+/// (relative to the first segment's start), non-decreasing in x.
+template <class EndsFnT>
+__host__ __device__ path_coord merge_path_search(long long diag, const EndsFnT& ends, long long num_segments,
+                                                 long long num_elements) {
+  long long lo = search_low(diag, num_elements);
+  long long hi = search_high(diag, num_segments);
+  while (lo < hi) {
+    const long long mid = lo + (hi - lo) / 2;
+    if (end_comes_first(ends, mid, diag)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return {lo, diag - lo};
+}
+
+// A warp searches 32 candidates per round instead of one (a round is one memory latency when the ends are in global
+// memory: 4 rounds for a million segments instead of 20). Lane j tests probe_point(lo, hi, j); the lanes' answers form
+// a prefix of trues (the predicate is monotone), and narrow() keeps the window between the last true and first false.
+
+/// Candidate tested by lane j (0..31) of a window [lo, hi): every candidate when the window holds at most 32,
+/// otherwise 32 increasing points that cut it into 33 nearly equal parts.
+__host__ __device__ constexpr long long probe_point(long long lo, long long hi, int j) {
+  const long long count = hi - lo;
+  return count <= 32 ? lo + j : lo + count * (j + 1) / 33;
+}
+
+/// Whether lane j's probe is a real candidate (a window of fewer than 32 leaves the high lanes idle).
+__host__ __device__ constexpr bool probe_valid(long long lo, long long hi, int j) { return hi - lo > 32 || j < hi - lo; }
+
+/// After a round in which the first `trues` probes held: the smaller window, or (done) the answer in lo.
+__host__ __device__ constexpr bool narrow(long long& lo, long long& hi, int trues) {
+  if (hi - lo <= 32) {
+    lo += trues;
+    hi = lo;
+    return true;
+  }
+  const long long new_lo = trues == 0 ? lo : probe_point(lo, hi, trues - 1) + 1;
+  const long long new_hi = trues == 32 ? hi : probe_point(lo, hi, trues);
+  lo = new_lo;
+  hi = new_hi;
+  return lo >= hi;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Combining partials of segments in order
+// ---------------------------------------------------------------------------------------------------------
+
+/// A stretch of the path: `closed` says it passed at least one segment end, and `value` is what it holds of the
+/// segment in progress at its end (everything after its last end, or all of it when it passed none).
+template <class T>
+struct flagged {
+  T value;
+  bool closed;
+};
+
+/// The stretch `a` followed by the stretch `b`. Associative, and it joins values only as a's then b's, so it serves
+/// non-commutative functors: the classic "segmented scan" operator.
+template <class T, class OpT>
+__host__ __device__ __forceinline__ flagged<T> then(const flagged<T>& a, const flagged<T>& b, OpT op) {
+  return {b.closed ? b.value : op(a.value, b.value), a.closed || b.closed};
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// What the fix-up does with the blocks' carries
+// ---------------------------------------------------------------------------------------------------------
+
+// Block b ends inside segment carry_segment[b] (S when it ends past the last one) holding carry[b], that segment's
+// elements within block b. Block b + 1 starts in that same segment; if it also passes the segment's end it has written
+// the segment's output from its own elements only, and the fix-up puts in front of it the carries of the blocks that
+// hold the segment's earlier elements: the run of blocks c <= b whose carry_segment equals carry_segment[b]
+// (consecutive, since carry_segment never decreases).
+
+/// Whether carry c opens a new run (its segment is not the one carried by block c - 1).
+template <class SegT>
+__host__ __device__ __forceinline__ bool opens_run(const SegT* carry_segment, long long c) {
+  return c == 0 || carry_segment[c] != carry_segment[c - 1];
+}
+
+/// Whether block c + 1 finished the segment block c carried out, so that its output needs carries up to c in front.
+template <class SegT>
+__host__ __device__ __forceinline__ bool needs_prefix(const SegT* carry_segment, long long c, long long count) {
+  return c + 1 < count && carry_segment[c] < carry_segment[c + 1];
+}
+
+}  // namespace reducelab::segmented

@@ -1,0 +1,52 @@
+// The tuning of reducelab::segmented_reduce and reduce_by_key, as data (the scalar reduction's table is
+// reducelab/tuning/; this one is separate because the kernels and their trade-offs are different).
+//
+// UNTUNED DEFAULTS: these numbers were chosen by reasoning (shared memory per block, items per thread that amortize
+// one block scan per tile), not measured. They stand until `reducelab tune` covers the segmented kernels.
+//
+//   block_threads      threads per block of the main (merge-path) kernel
+//   items_per_thread   path steps (an element or a segment end) each thread walks per tile; a tile is
+//                      block_threads * items_per_thread steps, staged in shared memory (values and segment ends)
+//   long_run_items     a run of at least this many elements of one segment inside a block skips the tile machinery
+//                      and is reduced straight from global memory with the block range reduction
+//   min_blocks_per_sm  the main kernel's __launch_bounds__ minimum: caps its registers so that ptxas neither spills
+//                      (left to itself it picked 40 registers and spilled for 4-byte values with 64-bit offsets) nor
+//                      drops below that many resident blocks
+//   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows)
+//   fix_up_threads     threads of the one block that combines the blocks' carries in order
+#pragma once
+
+#include <cstddef>
+
+namespace reducelab::segmented::tuning {
+
+template <int BlockThreads, int ItemsPerThread, int LongRunItems, int MinBlocksPerSm, int BlocksPerSm, int FixUpThreads>
+struct policy {
+  static_assert(BlockThreads % 32 == 0 && BlockThreads >= 64 && BlockThreads <= 1024, "block_threads: 64..1024, whole warps");
+  static_assert(FixUpThreads % 32 == 0 && FixUpThreads >= 64 && FixUpThreads <= 1024, "fix_up_threads: 64..1024, whole warps");
+  static_assert(ItemsPerThread >= 1 && ItemsPerThread <= 32, "items_per_thread: 1..32");
+  static_assert(LongRunItems >= 1, "long_run_items: at least 1");
+  static_assert(MinBlocksPerSm >= 1 && MinBlocksPerSm * BlockThreads <= 2048, "min_blocks_per_sm: 1..2048 / block_threads");
+  static constexpr int block_threads = BlockThreads;
+  static constexpr int items_per_thread = ItemsPerThread;
+  static constexpr int tile_steps = BlockThreads * ItemsPerThread;
+  static constexpr int long_run_items = LongRunItems;
+  static constexpr int min_blocks_per_sm = MinBlocksPerSm;
+  static constexpr int blocks_per_sm = BlocksPerSm;
+  static constexpr int fix_up_threads = FixUpThreads;
+};
+
+/// Items per thread by value size: a tile stages tile_steps values plus tile_steps + 1 eight-byte segment ends, so
+/// wider values get fewer items (about 24 KiB of shared memory per block up to 16-byte values).
+constexpr int default_items_per_thread(std::size_t value_bytes) {
+  return value_bytes <= 4 ? 8 : value_bytes <= 8 ? 6 : value_bytes <= 16 ? 4 : value_bytes <= 32 ? 2 : 1;
+}
+
+/// At least 5 resident blocks of 256 threads (51 registers) up to 8-byte values, 4 (64 registers) above.
+constexpr int default_min_blocks_per_sm(std::size_t value_bytes) { return value_bytes <= 8 ? 5 : 4; }
+
+template <std::size_t ValueBytes>
+struct default_policy : policy<256, default_items_per_thread(ValueBytes), 256 * default_items_per_thread(ValueBytes),
+                               default_min_blocks_per_sm(ValueBytes), 0, 256> {};
+
+}  // namespace reducelab::segmented::tuning

@@ -1,0 +1,28 @@
+// A warp finds the coordinate of one diagonal of the merge path (segmented/merge_path.cuh) with 32 probes per round:
+// when the segment ends are in global memory each round is one memory latency, so a million segments take 4 rounds
+// instead of the 20 of a one-thread binary search.
+#pragma once
+
+#include "reducelab/segmented/merge_path.cuh"
+#include "reducelab/warp/shuffle.cuh"
+
+namespace reducelab::segmented::warp {
+
+/// The coordinate of `diag` (the same as merge_path_search). All lanes must call it with the same arguments; every
+/// lane gets the answer.
+template <class EndsFnT>
+__device__ __forceinline__ path_coord merge_path_search(long long diag, const EndsFnT& ends, long long num_segments,
+                                                        long long num_elements) {
+  const int lane = threadIdx.x % 32;
+  long long lo = search_low(diag, num_elements);
+  long long hi = search_high(diag, num_segments);
+  while (lo < hi) {
+    const long long p = probe_point(lo, hi, lane);
+    const bool holds = probe_valid(lo, hi, lane) && end_comes_first(ends, p, diag);
+    const int trues = __popc(__ballot_sync(::reducelab::warp::full_mask, holds));
+    if (narrow(lo, hi, trues)) break;
+  }
+  return {lo, diag - lo};
+}
+
+}  // namespace reducelab::segmented::warp

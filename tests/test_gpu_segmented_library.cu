@@ -1,0 +1,462 @@
+// GPU: reducelab::segmented_reduce and reducelab::reduce_by_key, the library's segmented entries — against the in-order
+// host fold of every segment, for int32 sums (exact), a non-commutative exact functor (composition of affine maps) and
+// double sums (within an order-free error bound), on the layouts that stress a segmented reduction: uniform lengths from
+// 1 to 2^16, one giant segment among a million tiny ones, 90 % empty segments, lengths 0..3, separate begin/end arrays
+// with gaps, overlaps and empty segments; reduce_by_key with runs of one and of random lengths; empty inputs; refusals.
+#include "exact_test_functors.hpp"
+#include "gpu_test.hpp"
+#include "reducelab/segmented_reduce.cuh"
+
+#include <thrust/device_vector.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace segmented_library_test {  // named: an unnamed one makes nvcc warn about the unread `commutative` members
+
+using exact_test::add;
+using exact_test::affine_u32;
+using exact_test::compose;
+using exact_test::same;
+
+bool same(std::int32_t x, std::int32_t y) { return x == y; }
+bool same(std::uint8_t x, std::uint8_t y) { return x == y; }
+
+std::string show(const affine_u32& x) { return "{" + std::to_string(x.a) + ", " + std::to_string(x.b) + "}"; }
+template <class T>
+std::string show(const T& x) {
+  return std::to_string(x);
+}
+
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint64_t seed);
+template <>
+std::vector<std::int32_t> random_values(std::size_t n, std::uint64_t seed) {
+  // Small values: the largest segment's sum stays far from int32 overflow (signed overflow is undefined on the host).
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::int32_t> dist(-100, 100);
+  std::vector<std::int32_t> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+template <>
+std::vector<std::uint8_t> random_values(std::size_t n, std::uint64_t seed) {
+  return exact_test::random_bytes(n, seed);
+}
+template <>
+std::vector<affine_u32> random_values(std::size_t n, std::uint64_t seed) {
+  return exact_test::random_maps(n, seed);
+}
+template <>
+std::vector<double> random_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<double> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+/// A layout: segment i is [begins[i], ends[i]) (empty when ends[i] <= begins[i]); `n` values back it.
+struct layout {
+  std::vector<long long> begins, ends;
+  std::size_t n = 0;
+  std::string name;
+};
+
+/// Consecutive segments of the given lengths from `origin`: one offsets array (flat path).
+layout consecutive(const std::vector<long long>& lengths, const std::string& name, long long origin = 0) {
+  layout l;
+  l.name = name;
+  long long at = origin;
+  for (long long len : lengths) {
+    l.begins.push_back(at);
+    at += len;
+    l.ends.push_back(at);
+  }
+  l.n = static_cast<std::size_t>(at) + 3;  // a few values past the last segment, never read
+  return l;
+}
+
+/// The result of segment i: the in-order fold (exact types), checked exactly.
+template <class T, class OpT>
+void expect_exact(const std::vector<T>& got, const std::vector<T>& in, const layout& l, OpT op, const std::string& path) {
+  ASSERT_EQ(got.size(), l.begins.size());
+  int reported = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    T want = reducelab::identity_of<OpT, T>();
+    for (long long j = l.begins[i]; j < l.ends[i]; ++j) want = op(want, in[j]);
+    if (!same(got[i], want) && reported++ < 5)
+      ADD_FAILURE() << l.name << " (" << path << "): segment " << i << " of " << got.size() << " [" << l.begins[i] << ", "
+                    << l.ends[i] << "): got " << show(got[i]) << ", want " << show(want);
+  }
+  EXPECT_EQ(reported, 0) << l.name << " (" << path << "): " << reported << " segments wrong";
+}
+
+/// Double sums: the library promises no particular combine tree for a segment (a thread's run, the block scan, the
+/// blocks' carries), so the bound is the one that holds for every order of summation (Higham, Accuracy and Stability
+/// of Numerical Algorithms, eq. 4.4): |computed - exact| <= gamma(len - 1) * sum |x|, gamma(k) = k*u / (1 - k*u),
+/// u = 2^-53, with the exact sum taken in long double in input order (its own error, at most len * 2^-64 * sum |x|, is
+/// added). Loose as it is (2^16 values in [-1, 1): about 2.4e-7 absolute), a dropped or doubled value (|x| is 0.5 on
+/// average) misses it by six orders of magnitude.
+void expect_within_bound(const std::vector<double>& got, const std::vector<double>& in, const layout& l,
+                         const std::string& path) {
+  ASSERT_EQ(got.size(), l.begins.size());
+  int reported = 0;
+  const long double u = std::ldexp(1.0L, -53);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    long double exact = 0, sum_abs = 0;
+    long long len = 0;
+    for (long long j = l.begins[i]; j < l.ends[i]; ++j, ++len) {
+      exact += in[j];
+      sum_abs += std::fabs(in[j]);
+    }
+    const long double k = static_cast<long double>(len > 0 ? len - 1 : 0);
+    const long double bound = k * u / (1 - k * u) * sum_abs + len * std::ldexp(1.0L, -64) * sum_abs;
+    const long double err = std::fabs(static_cast<long double>(got[i]) - exact);
+    const bool ok = len == 0 ? std::signbit(got[i]) == std::signbit(0.0) && got[i] == 0.0 : err <= bound;
+    if (!ok && reported++ < 5)
+      ADD_FAILURE() << l.name << " (" << path << "): segment " << i << " [" << l.begins[i] << ", " << l.ends[i]
+                    << "): got " << got[i] << ", exact " << static_cast<double>(exact) << ", bound "
+                    << static_cast<double>(bound);
+  }
+  EXPECT_EQ(reported, 0) << l.name << " (" << path << "): " << reported << " segments wrong";
+}
+
+template <class T>
+const T* raw(const thrust::device_vector<T>& v) {
+  return thrust::raw_pointer_cast(v.data());
+}
+template <class T>
+T* raw(thrust::device_vector<T>& v) {
+  return thrust::raw_pointer_cast(v.data());
+}
+
+enum class path { flat, general };
+
+/// Reduce `l` on the GPU by the given path: flat passes one offsets array (begin_offsets, begin_offsets + 1), general
+/// two separate arrays. OffsetT: the offsets' type.
+template <class T, class OffsetT, class OpT>
+std::vector<T> device_segments(const thrust::device_vector<T>& d_in, const layout& l, path p, OpT op) {
+  const std::size_t s = l.begins.size();
+  thrust::device_vector<T> d_out(s);
+  if (p == path::flat) {
+    std::vector<OffsetT> offsets;
+    for (std::size_t i = 0; i < s; ++i) offsets.push_back(static_cast<OffsetT>(l.begins[i]));
+    offsets.push_back(static_cast<OffsetT>(s > 0 ? l.ends.back() : 0));
+    const thrust::device_vector<OffsetT> d_offsets(offsets.begin(), offsets.end());
+    reducelab::segmented_reduce(raw(d_in), raw(d_offsets), raw(d_offsets) + 1, s, raw(d_out), op);
+  } else {
+    std::vector<OffsetT> b(s), e(s);
+    for (std::size_t i = 0; i < s; ++i) {
+      b[i] = static_cast<OffsetT>(l.begins[i]);
+      e[i] = static_cast<OffsetT>(l.ends[i]);
+    }
+    const thrust::device_vector<OffsetT> d_b(b.begin(), b.end()), d_e(e.begin(), e.end());
+    reducelab::segmented_reduce(raw(d_in), raw(d_b), raw(d_e), s, raw(d_out), op);
+  }
+  CUDA_TRY(cudaDeviceSynchronize());
+  std::vector<T> got(s);
+  if (s > 0) CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), s * sizeof(T), cudaMemcpyDeviceToHost));
+  return got;
+}
+
+/// The three value types on one layout, by the given paths (flat needs consecutive segments).
+void expect_layout(const layout& l, bool flat_too, std::uint64_t seed) {
+  SCOPED_TRACE(l.name);
+  std::vector<path> paths{path::general};
+  if (flat_too) paths.insert(paths.begin(), path::flat);
+  for (path p : paths) {
+    const std::string name = p == path::flat ? "one offsets array" : "begin/end arrays";
+    {
+      const std::vector<std::int32_t> in = random_values<std::int32_t>(l.n, seed);
+      const thrust::device_vector<std::int32_t> d(in.begin(), in.end());
+      expect_exact(device_segments<std::int32_t, int>(d, l, p, add{}), in, l, add{}, name + ", int32 +");
+    }
+    {
+      const std::vector<affine_u32> in = random_values<affine_u32>(l.n, seed + 1);
+      const thrust::device_vector<affine_u32> d(in.begin(), in.end());
+      expect_exact(device_segments<affine_u32, long long>(d, l, p, compose{}), in, l, compose{}, name + ", affine");
+    }
+    {
+      const std::vector<double> in = random_values<double>(l.n, seed + 2);
+      const thrust::device_vector<double> d(in.begin(), in.end());
+      expect_within_bound(device_segments<double, unsigned>(d, l, p, add{}), in, l, name + ", double +");
+    }
+  }
+}
+
+std::vector<long long> uniform(std::size_t count, long long len) { return std::vector<long long>(count, len); }
+
+std::vector<long long> random_lengths(std::size_t count, long long lo, long long hi, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<long long> dist(lo, hi);
+  std::vector<long long> l(count);
+  for (auto& x : l) x = dist(rng);
+  return l;
+}
+
+template <class FnT>
+std::string refusal(FnT&& fn) {
+  try {
+    fn();
+  } catch (const reducelab::usage_error& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+}  // namespace segmented_library_test
+using namespace segmented_library_test;
+
+TEST(LibrarySegmentedReduce, UniformLengthsFromOneTo65536) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  for (long long len : {1LL, 8LL, 32LL, 256LL, 4096LL, 65536LL}) {
+    const std::size_t count = static_cast<std::size_t>((std::size_t{1} << 21) / len + 3);  // about 2^21 values
+    expect_layout(consecutive(uniform(count, len), "uniform length " + std::to_string(len)), true,
+                  static_cast<std::uint64_t>(len));
+  }
+}
+
+TEST(LibrarySegmentedReduce, OneGiantSegmentAmongAMillionTinyOnes) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  std::vector<long long> lengths = random_lengths(1'000'000, 0, 3, 5);
+  lengths[500'000] = std::int64_t{1} << 22;  // about half of the data
+  expect_layout(consecutive(lengths, "giant among tiny"), true, 21);
+  expect_layout(consecutive({(std::int64_t{1} << 22) + 17}, "one segment"), true, 22);
+}
+
+TEST(LibrarySegmentedReduce, NinetyPercentEmpty) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(9);
+  std::vector<long long> lengths(1'000'000, 0);
+  for (auto& l : lengths)
+    if (rng() % 10 == 0) l = 1 + static_cast<long long>(rng() % 64);
+  expect_layout(consecutive(lengths, "90 % empty"), true, 31);
+  expect_layout(consecutive(uniform(300'000, 0), "all empty"), true, 32);
+}
+
+TEST(LibrarySegmentedReduce, RandomLengthsZeroToThreeAndAnOffsetStart) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  expect_layout(consecutive(random_lengths(2'000'000, 0, 3, 41), "lengths 0..3"), true, 41);
+  // The first segment starts at value 5: the values before it are not part of any segment.
+  expect_layout(consecutive(random_lengths(1000, 0, 300, 42), "offsets from 5", 5), true, 42);
+  for (std::size_t count : {1, 2, 7, 31, 33, 65, 1000})
+    expect_layout(consecutive(random_lengths(count, 0, 40, count), "few segments: " + std::to_string(count)), true,
+                  static_cast<std::uint64_t>(count));
+}
+
+TEST(LibrarySegmentedReduce, SeparateBeginEndArraysWithGapsOverlapsAndEmpties) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(51);
+  const long long n = 1 << 20;
+  layout l;
+  l.name = "gaps, overlaps, empties, any order";
+  l.n = static_cast<std::size_t>(n);
+  for (int i = 0; i < 200'000; ++i) {
+    const long long b = static_cast<long long>(rng() % n);
+    const long long len = static_cast<long long>(rng() % 60) - 10;  // some end before they begin: empty
+    const long long e = b + len < 0 ? 0 : b + len > n ? n : b + len;
+    l.begins.push_back(b);
+    l.ends.push_back(e);
+  }
+  l.begins.push_back(0);  // one segment over all of the input, overlapping every other
+  l.ends.push_back(n);
+  l.begins.push_back(n);  // empty, at the very end
+  l.ends.push_back(n);
+  expect_layout(l, false, 51);
+  // Consecutive layouts through the general path too: the same answers, whatever the lengths.
+  expect_layout(consecutive(uniform(600, 4096), "uniform 4096, two arrays"), false, 52);
+  std::vector<long long> lengths = random_lengths(300'000, 0, 3, 53);
+  lengths[1000] = std::int64_t{1} << 21;
+  expect_layout(consecutive(lengths, "giant among tiny, two arrays"), false, 53);
+}
+
+TEST(LibrarySegmentedReduce, OneByteValues) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  const layout l = consecutive(random_lengths(100'000, 0, 70, 61), "uint8 lengths 0..70");
+  const std::vector<std::uint8_t> in = random_values<std::uint8_t>(l.n, 61);
+  const thrust::device_vector<std::uint8_t> d(in.begin(), in.end());
+  expect_exact(device_segments<std::uint8_t, int>(d, l, path::flat, add{}), in, l, add{}, "flat, uint8 +");
+  expect_exact(device_segments<std::uint8_t, int>(d, l, path::general, add{}), in, l, add{}, "general, uint8 +");
+}
+
+TEST(LibrarySegmentedReduce, DoubleSumsAreBitwiseReproducible) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  std::vector<long long> lengths = random_lengths(200'000, 0, 20, 71);
+  lengths[777] = 1 << 21;
+  const layout l = consecutive(lengths, "reproducibility");
+  const std::vector<double> in = random_values<double>(l.n, 71);
+  const thrust::device_vector<double> d(in.begin(), in.end());
+  const std::vector<double> first = device_segments<double, int>(d, l, path::flat, add{});
+  for (int run = 0; run < 5; ++run) {
+    const std::vector<double> again = device_segments<double, int>(d, l, path::flat, add{});
+    ASSERT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(double)), 0) << "run " << run;
+  }
+}
+
+TEST(LibrarySegmentedReduce, NoSegmentsLaunchesNothing) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // Null pointers are fine with no segments.
+  reducelab::segmented_reduce(static_cast<const int*>(nullptr), static_cast<const int*>(nullptr),
+                              static_cast<const int*>(nullptr), 0, static_cast<int*>(nullptr), add{});
+  thrust::device_vector<int> out(1, 42);
+  const thrust::device_vector<int> offsets(1, 0), in(1, 7);
+  reducelab::segmented_reduce(raw(in), raw(offsets), raw(offsets) + 1, 0, raw(out), add{});
+  CUDA_TRY(cudaDeviceSynchronize());
+  EXPECT_EQ(out[0], 42);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// reduce_by_key
+// ---------------------------------------------------------------------------------------------------------
+
+namespace segmented_library_test {
+
+/// Keys with runs of the given lengths (run r holds key r * 3 % 1000, so distant runs may share a key: only
+/// consecutive equal keys form a run).
+std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
+  std::vector<int> keys;
+  int previous = -1;
+  for (std::size_t r = 0; r < run_lengths.size(); ++r) {
+    int k = static_cast<int>(r * 3 % 1000);
+    if (k == previous) k = (k + 1) % 1000;
+    for (long long i = 0; i < run_lengths[r]; ++i) keys.push_back(k);
+    previous = k;
+  }
+  return keys;
+}
+
+template <class T, class OpT>
+void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, const std::string& name) {
+  SCOPED_TRACE(name);
+  const std::size_t n = keys.size();
+  const std::vector<T> values = random_values<T>(n, seed);
+  // Host reference: the runs as a layout.
+  layout runs;
+  runs.name = name;
+  runs.n = n;
+  std::vector<int> want_keys;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == 0 || keys[i] != keys[i - 1]) {
+      if (i > 0) runs.ends.push_back(static_cast<long long>(i));
+      runs.begins.push_back(static_cast<long long>(i));
+      want_keys.push_back(keys[i]);
+    }
+  }
+  if (n > 0) runs.ends.push_back(static_cast<long long>(n));
+
+  const thrust::device_vector<int> d_keys(keys.begin(), keys.end());
+  const thrust::device_vector<T> d_values(values.begin(), values.end());
+  thrust::device_vector<int> d_unique(n > 0 ? n : 1);
+  thrust::device_vector<T> d_out(n > 0 ? n : 1);
+  thrust::device_vector<long long> d_runs(1, -1);
+  reducelab::reduce_by_key(raw(d_keys), raw(d_values), n, raw(d_unique), raw(d_out), raw(d_runs), op);
+  CUDA_TRY(cudaDeviceSynchronize());
+  const long long num_runs = d_runs[0];
+  ASSERT_EQ(num_runs, static_cast<long long>(want_keys.size()));
+  std::vector<int> got_keys(static_cast<std::size_t>(num_runs));
+  std::vector<T> got(static_cast<std::size_t>(num_runs));
+  if (num_runs > 0) {
+    CUDA_TRY(cudaMemcpy(got_keys.data(), raw(d_unique), got_keys.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  EXPECT_EQ(got_keys, want_keys);
+  if constexpr (std::is_same_v<T, double>) {
+    expect_within_bound(got, values, runs, "reduce_by_key");
+  } else {
+    expect_exact(got, values, runs, op, "reduce_by_key");
+  }
+}
+
+void expect_by_key_all_types(const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
+  expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +");
+  expect_by_key<affine_u32>(keys, compose{}, seed + 1, name + ", affine");
+  expect_by_key<double>(keys, add{}, seed + 2, name + ", double +");
+}
+
+}  // namespace segmented_library_test
+
+TEST(LibraryReduceByKey, RunsOfLengthOne) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  expect_by_key_all_types(keys_of_runs(uniform(1'500'000, 1)), 81, "runs of one");
+}
+
+TEST(LibraryReduceByKey, RandomRunLengths) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  expect_by_key_all_types(keys_of_runs(random_lengths(300'000, 1, 12, 91)), 91, "runs of 1..12");
+  std::vector<long long> skewed = random_lengths(200'000, 1, 4, 92);
+  skewed[100'000] = std::int64_t{1} << 21;  // one run holding most of the values
+  expect_by_key_all_types(keys_of_runs(skewed), 92, "one long run among short ones");
+  expect_by_key_all_types(keys_of_runs({1 << 20}), 93, "a single run");
+  for (std::size_t n : {1, 2, 33, 1000}) expect_by_key_all_types(keys_of_runs(random_lengths(n, 1, 5, n)), n, "small");
+}
+
+TEST(LibraryReduceByKey, EmptyInputWritesZeroRuns) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  thrust::device_vector<int> runs(1, 12345);
+  reducelab::reduce_by_key(static_cast<const int*>(nullptr), static_cast<const int*>(nullptr), 0,
+                           static_cast<int*>(nullptr), static_cast<int*>(nullptr), raw(runs), add{});
+  CUDA_TRY(cudaDeviceSynchronize());
+  EXPECT_EQ(runs[0], 0);
+}
+
+TEST(LibrarySegmentedReduce, BadArgumentsAreRefusedByName) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  const thrust::device_vector<int> in(100, 1), offsets(11, 0);
+  thrust::device_vector<int> out(10);
+  const int* d_in = raw(in);
+  const int* off = raw(offsets);
+  int* d_out = raw(out);
+  const auto refused = [](const std::string& message, const std::string& part) {
+    EXPECT_NE(message.find(part), std::string::npos) << "message: " << message;
+    EXPECT_EQ(message.rfind("reducelab::segmented_reduce:", 0), 0u) << "message: " << message;
+  };
+  refused(refusal([&] { reducelab::segmented_reduce(static_cast<const int*>(nullptr), off, off + 1, 10, d_out, add{}); }),
+          "input pointer (in) is null");
+  refused(refusal([&] { reducelab::segmented_reduce(d_in, static_cast<const int*>(nullptr), off + 1, 10, d_out, add{}); }),
+          "begin_offsets is null");
+  refused(refusal([&] { reducelab::segmented_reduce(d_in, off, static_cast<const int*>(nullptr), 10, d_out, add{}); }),
+          "end_offsets is null");
+  refused(refusal([&] { reducelab::segmented_reduce(d_in, off, off + 1, 10, static_cast<int*>(nullptr), add{}); }),
+          "output pointer (out) is null");
+  std::vector<int> pageable(11, 0);
+  refused(refusal([&] { reducelab::segmented_reduce(d_in, pageable.data(), pageable.data() + 1, 10, d_out, add{}); }),
+          "begin_offsets is ordinary host memory");
+  refused(refusal([&] { reducelab::segmented_reduce(d_in, off, off + 1, static_cast<std::size_t>(-1), d_out, add{}); }),
+          "more than the kernels index");
+  // Nothing was launched by the refused calls.
+  CUDA_TRY(cudaDeviceSynchronize());
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(out[i], 0);
+}
+
+TEST(LibraryReduceByKey, BadArgumentsAreRefusedByName) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  const thrust::device_vector<int> keys(100, 1), values(100, 1);
+  thrust::device_vector<int> unique(100), out(100), runs(1);
+  const auto refused = [](const std::string& message, const std::string& part) {
+    EXPECT_NE(message.find(part), std::string::npos) << "message: " << message;
+    EXPECT_EQ(message.rfind("reducelab::reduce_by_key:", 0), 0u) << "message: " << message;
+  };
+  const int* k = raw(keys);
+  const int* v = raw(values);
+  int* u = raw(unique);
+  int* o = raw(out);
+  int* r = raw(runs);
+  const int* no_in = nullptr;
+  int* no_out = nullptr;
+  refused(refusal([&] { reducelab::reduce_by_key(no_in, v, 100, u, o, r, add{}); }), "keys_in is null");
+  refused(refusal([&] { reducelab::reduce_by_key(k, no_in, 100, u, o, r, add{}); }), "values_in is null");
+  refused(refusal([&] { reducelab::reduce_by_key(k, v, 100, no_out, o, r, add{}); }), "unique_keys_out is null");
+  refused(refusal([&] { reducelab::reduce_by_key(k, v, 100, u, no_out, r, add{}); }), "values_out is null");
+  refused(refusal([&] { reducelab::reduce_by_key(k, v, 100, u, o, no_out, add{}); }), "num_runs_out is null");
+  refused(refusal([&] { reducelab::reduce_by_key(k, v, 100, u, o, static_cast<std::uint8_t*>(nullptr), add{}); }),
+          "would not fit num_runs_out's type");
+  std::vector<int> pageable(100, 1);
+  refused(refusal([&] { reducelab::reduce_by_key(static_cast<const int*>(pageable.data()), v, 100, u, o, r, add{}); }),
+          "keys_in is ordinary host memory");
+}

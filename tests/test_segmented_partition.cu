@@ -1,0 +1,423 @@
+// CPU: the merge-path arithmetic of the segmented reductions (include/reducelab/segmented/merge_path.cuh) — the
+// diagonal search, the warp's 32-probe search, how blocks split the path, and the carry bookkeeping of the fix-up —
+// plus a CPU mirror of one block's walk (agent/merge_path_block.cuh: tiles, threads, the block scan, long runs) and of
+// the fix-up kernel, run with a non-commutative functor against the in-order fold of every segment.
+#include "reducelab/segmented/merge_path.cuh"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace seg = reducelab::segmented;
+
+namespace partition_test {
+
+using offsets_t = std::vector<long long>;
+
+/// ends(x) of a one-array layout: offsets[x + 1] - offsets[0].
+struct ends_of {
+  const long long* offsets;
+  __host__ __device__ long long operator()(long long x) const { return offsets[x + 1] - offsets[0]; }
+};
+
+/// ends(x) of a tile's staged ends, relative to the tile's first element (as in the agent).
+struct tile_ends {
+  const long long* ends;
+  long long first_element;
+  __host__ __device__ long long operator()(long long x) const { return ends[x] - first_element; }
+};
+
+long long num_elements(const offsets_t& o) { return o.back() - o.front(); }
+long long num_segments(const offsets_t& o) { return static_cast<long long>(o.size()) - 1; }
+
+/// The warp search of segmented/warp/warp_merge_path.cuh with its 32 lanes played one after another.
+seg::path_coord warp_search(long long diag, const offsets_t& o) {
+  const ends_of ends{o.data()};
+  long long lo = seg::search_low(diag, num_elements(o));
+  long long hi = seg::search_high(diag, num_segments(o));
+  while (lo < hi) {
+    int trues = 0;
+    bool prefix = true;
+    for (int j = 0; j < 32; ++j) {
+      const bool holds = seg::probe_valid(lo, hi, j) && seg::end_comes_first(ends, seg::probe_point(lo, hi, j), diag);
+      EXPECT_TRUE(!holds || prefix) << "the probes' answers are not a prefix at lane " << j;
+      prefix = prefix && holds;
+      trues += holds ? 1 : 0;
+    }
+    if (seg::narrow(lo, hi, trues)) break;
+  }
+  return {lo, diag - lo};
+}
+
+seg::path_coord search(long long diag, const offsets_t& o) {
+  return seg::merge_path_search(diag, ends_of{o.data()}, num_segments(o), num_elements(o));
+}
+
+/// x -> a*x + b over uint32, composed left to right: exact and not commutative.
+struct affine {
+  std::uint32_t a, b;
+  bool operator==(const affine& o) const { return a == o.a && b == o.b; }
+};
+struct compose {
+  __host__ __device__ affine operator()(const affine& f, const affine& g) const { return {g.a * f.a, g.a * f.b + g.b}; }
+};
+const affine identity{1u, 0u};
+
+std::vector<affine> random_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<affine> v(n);
+  for (auto& x : v) x = {static_cast<std::uint32_t>(rng()) | 1u, static_cast<std::uint32_t>(rng())};
+  return v;
+}
+
+std::vector<affine> reference(const std::vector<affine>& in, const offsets_t& o) {
+  std::vector<affine> out;
+  for (long long s = 0; s < num_segments(o); ++s) {
+    affine acc = identity;
+    for (long long i = o[s]; i < o[s + 1]; ++i) acc = compose{}(acc, in[i]);
+    out.push_back(acc);
+  }
+  return out;
+}
+
+/// The shape of a policy (segmented/tuning.hpp), small so that the tests cross many tiles and blocks.
+struct shape {
+  int threads;
+  int items;
+  long long long_run;
+};
+
+/// CPU mirror of agent::walk_stretch for one block (contiguous layout), threads played in order, the block scan
+/// played as a fold with `then`. Returns the carry-out; writes outputs like the kernel.
+affine walk_block(const std::vector<affine>& in, const offsets_t& o, seg::path_coord from, seg::path_coord to,
+                  std::vector<affine>& out, std::vector<int>& writes, shape sh) {
+  const long long origin = o.front(), S = num_segments(o);
+  const ends_of end{o.data()};
+  const long long tile_steps = static_cast<long long>(sh.threads) * sh.items;
+  const long long s_end = to.segment, y_end = to.element;
+  long long s = from.segment, y = from.element;
+  long long next_end = s < s_end ? end(s) : y_end;
+  affine carry = identity;
+  const auto write = [&](long long segment, const affine& v) {
+    out[segment] = v;
+    ++writes[segment];
+  };
+  while (s < s_end || y < y_end) {
+    const long long run = next_end - y;
+    if (run >= sh.long_run) {
+      for (long long i = 0; i < run; ++i) carry = compose{}(carry, in[origin + y + i]);
+      y += run;
+      continue;
+    }
+    const long long remaining = (s_end - s) + (y_end - y);
+    const int steps = static_cast<int>(std::min(remaining, tile_steps));
+    const int a_len = static_cast<int>(std::min<long long>(s_end - s, steps));
+    const int b_len = static_cast<int>(std::min<long long>(y_end - y, steps));
+    const int ends_to_load = a_len + (s + a_len < s_end ? 1 : 0);
+    std::vector<long long> ends(static_cast<std::size_t>(ends_to_load) + 1, -1);  // -1: not loaded
+    for (int k = 0; k < ends_to_load; ++k) ends[k] = end(s + k);
+    const tile_ends rel{ends.data(), y};
+    seg::flagged<affine> running{carry, false};  // the block scan, played in thread order
+    int last_x = 0, last_e = 0;
+    for (int t = 0; t < sh.threads; ++t) {
+      const int d0 = std::min(t * sh.items, steps), d1 = std::min(d0 + sh.items, steps);
+      const seg::path_coord c = seg::merge_path_search(d0, rel, a_len, b_len);
+      int x = static_cast<int>(c.segment), e = static_cast<int>(c.element);
+      affine partial = identity, head = identity;
+      bool closed = false;
+      long long first_closed = 0;
+      for (int i = 0; i < sh.items; ++i) {
+        if (d0 + i >= d1) continue;
+        if (x < a_len && ends[x] <= y + e) {
+          EXPECT_GE(ends[x], 0) << "the walk read an end the tile did not load";
+          if (!closed) {
+            head = partial;
+            first_closed = s + x;
+            closed = true;
+          } else {
+            write(s + x, partial);
+          }
+          partial = identity;
+          ++x;
+        } else {
+          EXPECT_LT(e, b_len) << "an element step past the tile's values";
+          partial = compose{}(partial, in[origin + y + e]);
+          ++e;
+        }
+      }
+      if (closed) write(first_closed, compose{}(running.value, head));
+      running = seg::then(running, seg::flagged<affine>{partial, closed}, compose{});
+      last_x = x;
+      last_e = e;
+    }
+    carry = running.value;
+    s += last_x;
+    y += last_e;
+    next_end = s < s_end ? ends[last_x] : y_end;
+    EXPECT_TRUE(s >= s_end || next_end >= 0) << "the next end was not loaded";
+  }
+  EXPECT_EQ(s, s_end);
+  EXPECT_EQ(y, y_end);
+  (void)S;
+  return carry;
+}
+
+/// The whole launch on the CPU: every block's walk, then the fix-up kernel's logic with `fix_threads` threads.
+std::vector<affine> emulate(const std::vector<affine>& in, const offsets_t& o, long long grid, shape sh, int fix_threads,
+                            std::vector<int>* writes_out = nullptr) {
+  const long long S = num_segments(o), E = num_elements(o);
+  std::vector<affine> out(static_cast<std::size_t>(S), affine{0xdeadu, 0xbeefu});
+  std::vector<int> writes(static_cast<std::size_t>(S), 0);
+  std::vector<long long> carry_segment(static_cast<std::size_t>(grid));
+  std::vector<affine> carry_value(static_cast<std::size_t>(grid));
+  const long long tile_steps = static_cast<long long>(sh.threads) * sh.items;
+  for (long long b = 0; b < grid; ++b) {
+    const seg::diagonal_range r = seg::block_diagonals(b, grid, S + E, tile_steps);
+    if (r.first == r.last) {
+      carry_segment[b] = S;
+      carry_value[b] = identity;
+      continue;
+    }
+    const seg::path_coord from = warp_search(r.first, o), to = warp_search(r.last, o);
+    carry_segment[b] = to.segment;
+    carry_value[b] = walk_block(in, o, from, to, out, writes, sh);
+  }
+  // fix_up_carries
+  const long long per = (grid + fix_threads - 1) / fix_threads;
+  std::vector<seg::flagged<affine>> mine(static_cast<std::size_t>(fix_threads), {identity, false});
+  for (int t = 0; t < fix_threads; ++t) {
+    const long long first = std::min(t * per, grid), last = std::min(first + per, grid);
+    for (long long c = first; c < last; ++c)
+      mine[t] = seg::then(mine[t], seg::flagged<affine>{carry_value[c], seg::opens_run(carry_segment.data(), c)}, compose{});
+  }
+  seg::flagged<affine> before{identity, false};
+  for (int t = 0; t < fix_threads; ++t) {
+    const long long first = std::min(t * per, grid), last = std::min(first + per, grid);
+    affine running = before.value;
+    for (long long c = first; c < last; ++c) {
+      running = seg::opens_run(carry_segment.data(), c) ? carry_value[c] : compose{}(running, carry_value[c]);
+      if (seg::needs_prefix(carry_segment.data(), c, grid)) {
+        const long long s = carry_segment[c];
+        out[s] = compose{}(running, out[s]);
+      }
+    }
+    before = seg::then(before, mine[t], compose{});
+  }
+  if (writes_out != nullptr) *writes_out = writes;
+  return out;
+}
+
+/// Offsets of `lengths`, starting at `origin`.
+offsets_t offsets_of(const std::vector<long long>& lengths, long long origin = 0) {
+  offsets_t o{origin};
+  for (long long l : lengths) o.push_back(o.back() + l);
+  return o;
+}
+
+/// Walk every block's stretch step by step and check that each element and each segment end is visited exactly once,
+/// that stretches are contiguous, and that the two searches agree.
+void expect_blocks_cover_path(const offsets_t& o, long long grid, long long min_steps) {
+  const long long S = num_segments(o), E = num_elements(o), total = S + E;
+  const ends_of ends{o.data()};
+  std::vector<int> element_seen(static_cast<std::size_t>(E), 0), end_seen(static_cast<std::size_t>(S), 0);
+  long long expected_first = 0;
+  for (long long b = 0; b < grid; ++b) {
+    const seg::diagonal_range r = seg::block_diagonals(b, grid, total, min_steps);
+    ASSERT_EQ(r.first, expected_first) << "block " << b << " does not start where the previous one ended";
+    ASSERT_LE(r.first, r.last);
+    expected_first = r.last;
+    const seg::path_coord from = search(r.first, o), to = search(r.last, o);
+    const seg::path_coord wf = warp_search(r.first, o), wt = warp_search(r.last, o);
+    ASSERT_EQ(from.segment, wf.segment) << "warp search, diagonal " << r.first;
+    ASSERT_EQ(to.segment, wt.segment) << "warp search, diagonal " << r.last;
+    long long x = from.segment, y = from.element;
+    for (long long d = r.first; d < r.last; ++d) {
+      if (x < S && ends(x) <= y) {
+        ++end_seen[x];
+        ++x;
+      } else {
+        ASSERT_LT(y, E) << "block " << b << " steps past the last element";
+        ++element_seen[y];
+        ++y;
+      }
+    }
+    ASSERT_EQ(x, to.segment) << "block " << b;
+    ASSERT_EQ(y, to.element) << "block " << b;
+  }
+  ASSERT_EQ(expected_first, total) << "the blocks do not reach the end of the path";
+  for (long long i = 0; i < E; ++i) ASSERT_EQ(element_seen[i], 1) << "element " << i;
+  for (long long s = 0; s < S; ++s) ASSERT_EQ(end_seen[s], 1) << "end of segment " << s;
+}
+
+void expect_emulation_exact(const offsets_t& o, long long grid, shape sh, int fix_threads, std::uint64_t seed) {
+  const std::vector<affine> in = random_values(static_cast<std::size_t>(o.back()), seed);
+  std::vector<int> writes;
+  const std::vector<affine> got = emulate(in, o, grid, sh, fix_threads, &writes);
+  const std::vector<affine> want = reference(in, o);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t s = 0; s < want.size(); ++s) {
+    ASSERT_EQ(writes[s], 1) << "segment " << s << " written " << writes[s] << " times by the main pass";
+    ASSERT_TRUE(got[s] == want[s]) << "segment " << s << " of " << want.size() << " (length " << o[s + 1] - o[s] << ")";
+  }
+}
+
+std::vector<long long> random_lengths(std::size_t count, long long max_len, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<long long> len(0, max_len);
+  std::vector<long long> l(count);
+  for (auto& x : l) x = len(rng);
+  return l;
+}
+
+}  // namespace partition_test
+using namespace partition_test;
+
+TEST(SegmentedPartition, HandExampleCoordinates) {
+  // Segments [0,2) [2,2) [2,5): path e0 e1 |0 |1 e2 e3 e4 |2 (an end goes first on a tie).
+  const offsets_t o{0, 2, 2, 5};
+  const long long want_segment[] = {0, 0, 0, 1, 2, 2, 2, 2, 3};
+  for (long long d = 0; d <= 8; ++d) {
+    const seg::path_coord c = search(d, o);
+    EXPECT_EQ(c.segment, want_segment[d]) << "diagonal " << d;
+    EXPECT_EQ(c.segment + c.element, d);
+    EXPECT_EQ(warp_search(d, o).segment, want_segment[d]) << "diagonal " << d;
+  }
+}
+
+TEST(SegmentedPartition, NonZeroOriginCountsFromTheFirstOffset) {
+  const offsets_t o{10, 11, 13};  // elements 10, 11, 12 of the input
+  EXPECT_EQ(num_elements(o), 3);
+  EXPECT_EQ(search(2, o).segment, 1);  // e10 |0
+  EXPECT_EQ(search(2, o).element, 1);
+  expect_blocks_cover_path(o, 3, 1);
+}
+
+TEST(SegmentedPartition, BlockDiagonalsAreContiguousWithAMinimumShare) {
+  EXPECT_EQ(seg::steps_per_block(100, 10, 1), 10);
+  EXPECT_EQ(seg::steps_per_block(101, 10, 1), 11);
+  EXPECT_EQ(seg::steps_per_block(100, 10, 64), 64);  // a small path occupies few blocks
+  const seg::diagonal_range second = seg::block_diagonals(1, 10, 100, 64);
+  EXPECT_EQ(second.first, 64);
+  EXPECT_EQ(second.last, 100);
+  const seg::diagonal_range third = seg::block_diagonals(2, 10, 100, 64);
+  EXPECT_EQ(third.first, 100);
+  EXPECT_EQ(third.last, 100);  // past the path: empty
+  EXPECT_EQ(seg::block_diagonals(0, 10, 0, 64).last, 0);
+}
+
+TEST(SegmentedPartition, EmptyInputsAndNoSegments) {
+  const offsets_t no_elements{0, 0, 0, 0, 0};  // four empty segments: a path of four ends
+  for (long long d = 0; d <= 4; ++d) {
+    EXPECT_EQ(search(d, no_elements).segment, d);
+    EXPECT_EQ(search(d, no_elements).element, 0);
+  }
+  expect_blocks_cover_path(no_elements, 3, 1);
+  const offsets_t no_segments{0};  // S = 0: an empty path
+  EXPECT_EQ(search(0, no_segments).segment, 0);
+  EXPECT_EQ(search(0, no_segments).element, 0);
+  expect_blocks_cover_path(no_segments, 4, 1);
+  expect_emulation_exact(no_elements, 5, {4, 2, 8}, 3, 1);
+}
+
+TEST(SegmentedPartition, ProbesNarrowTheWindow) {
+  long long lo = 0, hi = 1000;
+  EXPECT_EQ(seg::probe_point(lo, hi, 0), 1000 / 33);
+  EXPECT_FALSE(seg::narrow(lo, hi, 5));  // the 5th probe held, the 6th did not
+  EXPECT_EQ(lo, 5 * 1000 / 33 + 1);
+  EXPECT_EQ(hi, 6 * 1000 / 33);
+  long long a = 7, b = 20;
+  EXPECT_TRUE(seg::probe_valid(a, b, 12));
+  EXPECT_FALSE(seg::probe_valid(a, b, 13));
+  EXPECT_TRUE(seg::narrow(a, b, 4));
+  EXPECT_EQ(a, 11);
+}
+
+TEST(SegmentedPartition, RandomLayoutsCoverEveryStepOnce) {
+  std::mt19937_64 rng(2024);
+  for (int round = 0; round < 60; ++round) {
+    const std::size_t count = 1 + rng() % 400;
+    const long long max_len = std::vector<long long>{0, 1, 3, 8, 40, 1000}[round % 6];
+    const offsets_t o = offsets_of(random_lengths(count, max_len, round), static_cast<long long>(rng() % 5));
+    for (long long grid : {1LL, 2LL, 7LL, 64LL})
+      for (long long min_steps : {1LL, 16LL}) {
+        SCOPED_TRACE("round " + std::to_string(round) + ", grid " + std::to_string(grid));
+        expect_blocks_cover_path(o, grid, min_steps);
+      }
+  }
+}
+
+TEST(SegmentedPartition, GiantSegmentSpansManyBlocks) {
+  // One segment of 100000 elements among 3000 tiny ones, and a giant alone.
+  std::vector<long long> lengths = random_lengths(3000, 2, 5);
+  lengths.insert(lengths.begin() + 1234, 100'000);
+  const offsets_t o = offsets_of(lengths);
+  expect_blocks_cover_path(o, 300, 16);
+  expect_blocks_cover_path(offsets_of({1'000'000}), 1000, 16);
+  // Every block inside the giant carries the same segment: the fix-up's runs.
+  const long long S = num_segments(o), total = S + num_elements(o);
+  int inside = 0;
+  for (long long b = 0; b < 300; ++b) {
+    const seg::diagonal_range r = seg::block_diagonals(b, 300, total, 16);
+    if (search(r.first, o).segment == 1234 && search(r.last, o).segment == 1234) ++inside;
+  }
+  EXPECT_GT(inside, 100);
+}
+
+TEST(SegmentedPartition, CarryBookkeeping) {
+  // Blocks ending inside segments 0, 3, 3, 3, 5, 5 and past the last (S = 6).
+  const long long carry_segment[] = {0, 3, 3, 3, 5, 5, 6, 6};
+  EXPECT_TRUE(seg::opens_run(carry_segment, 0));
+  EXPECT_TRUE(seg::opens_run(carry_segment, 1));
+  EXPECT_FALSE(seg::opens_run(carry_segment, 2));
+  EXPECT_TRUE(seg::needs_prefix(carry_segment, 0, 8));   // block 1 finished segment 0
+  EXPECT_FALSE(seg::needs_prefix(carry_segment, 1, 8));  // block 2 lies inside segment 3
+  EXPECT_TRUE(seg::needs_prefix(carry_segment, 3, 8));   // block 4 finished segment 3
+  EXPECT_TRUE(seg::needs_prefix(carry_segment, 5, 8));
+  EXPECT_FALSE(seg::needs_prefix(carry_segment, 6, 8));  // past the end
+  EXPECT_FALSE(seg::needs_prefix(carry_segment, 7, 8));
+}
+
+TEST(SegmentedPartition, ThenJoinsInOrder) {
+  const compose op;
+  const affine f{3, 1}, g{5, 2}, h{7, 3};
+  const seg::flagged<affine> a{f, false}, b{g, false}, c{h, true};
+  EXPECT_TRUE(seg::then(a, b, op).value == op(f, g));
+  EXPECT_TRUE(seg::then(a, c, op).value == h);  // c passed an end: what came before is not its segment
+  EXPECT_TRUE(seg::then(seg::then(a, b, op), c, op).value == seg::then(a, seg::then(b, c, op), op).value);
+  EXPECT_TRUE(seg::then(seg::then(c, a, op), b, op).value == seg::then(c, seg::then(a, b, op), op).value);
+}
+
+// The CPU mirror of the whole launch: tiles of 4 threads x 3 items, long runs from 9 elements, a fix-up of 3 threads.
+TEST(SegmentedPartition, EmulatedLaunchIsInOrderOnEveryLayout) {
+  const shape small{4, 3, 9};
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 80; ++round) {
+    const std::size_t count = 1 + rng() % 300;
+    const long long max_len = std::vector<long long>{0, 1, 3, 8, 30, 200}[round % 6];
+    std::vector<long long> lengths = random_lengths(count, max_len, 100 + round);
+    if (round % 5 == 0) lengths[rng() % count] = 5000;  // a giant among tiny ones
+    const offsets_t o = offsets_of(lengths, round % 3);
+    for (long long grid : {1LL, 3LL, 16LL, 200LL}) {
+      SCOPED_TRACE("round " + std::to_string(round) + ", grid " + std::to_string(grid));
+      expect_emulation_exact(o, grid, small, 3, round);
+    }
+  }
+}
+
+TEST(SegmentedPartition, EmulatedUniformLengthsAndNinetyPercentEmpty) {
+  const shape sh{8, 4, 32};
+  for (long long len : {1LL, 8LL, 32LL, 256LL, 4096LL}) {
+    SCOPED_TRACE("length " + std::to_string(len));
+    expect_emulation_exact(offsets_of(std::vector<long long>(static_cast<std::size_t>(20000 / len + 1), len)), 40, sh, 5,
+                           static_cast<std::uint64_t>(len));
+  }
+  std::mt19937_64 rng(3);
+  std::vector<long long> mostly_empty(5000);
+  for (auto& l : mostly_empty) l = rng() % 10 == 0 ? static_cast<long long>(rng() % 20) : 0;
+  expect_emulation_exact(offsets_of(mostly_empty), 37, sh, 4, 9);
+  expect_emulation_exact(offsets_of({50'000}), 100, sh, 7, 11);  // one segment over every block
+}
