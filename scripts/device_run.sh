@@ -15,6 +15,9 @@
 #   full-merge       merge the two halves into results/<device>/ and pack it as $OUT/results.tgz
 #   library          reducelab::reduce's GPU tests, and compute-sanitizer (all four tools) over them
 #   libcompare       the quick sweep with the library, CUB and Thrust rows only, results/<device>-lib/
+#   segmented        issue 13's GPU tests (library, ladder, baselines), then compute-sanitizer memcheck, racecheck
+#                    and synccheck over the library's; `reducelab segmented check` (default layouts)
+#   segcompare       `reducelab segmented compare` (SEG_ARGS adds options) into results/<device>-segmented/
 #   tune             `reducelab tune`: $OUT/tune.json, and $OUT/sm90.hpp to replace include/reducelab/tuning/sm90.hpp;
 #                    TUNE_ARGS adds options (TUNE_ARGS=--quick: a smoke run)
 set -uo pipefail
@@ -145,6 +148,26 @@ for step in "$@"; do
       sed -n '/^reducelab::reduce$/,/^functor\/type  *n  *mode  *best/p' "$out/compare-lib.txt" >> "$summary"
       sed -n '/^Goals/,$p' "$out/compare-lib.txt" | grep -E "MISS|PASS|NO DATA" | grep -v PASS | head -40 >> "$summary"
       tar czf "$out/results-lib.tgz" "results/$device_dir-lib"
+      ;;
+    segmented)
+      seg_filter='LibrarySegmentedReduce.*:LibraryReduceByKey.*:SegmentedVariants.*:ReduceByKeyVariants.*:SegmentedBaselines.*'
+      "$build/tests/test_gpu" --gtest_filter="$seg_filter" > "$out/segmented-tests.log" 2>&1
+      echo "segmented tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$out/segmented-tests.log" | tr '\n' ' ')" >> "$summary"
+      grep -E '^\[  FAILED' "$out/segmented-tests.log" | head -10 >> "$summary"
+      for tool in memcheck racecheck synccheck; do
+        timeout ${SANITIZE_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/test_gpu" \
+          --gtest_filter='LibrarySegmentedReduce.*:LibraryReduceByKey.*' > "$out/sanitize-segmented-$tool.log" 2>&1
+        echo "compute-sanitizer $tool (segmented) rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-segmented-$tool.log" | tail -1)" >> "$summary"
+      done
+      "$rl" segmented check > "$out/segmented-check.txt" 2>&1
+      echo "segmented check rc=$? $(grep -c ' PASS' "$out/segmented-check.txt") PASS, $(grep -c ' FAIL' "$out/segmented-check.txt") FAIL" >> "$summary"
+      grep ' FAIL' "$out/segmented-check.txt" | head -10 >> "$summary"
+      ;;
+    segcompare)
+      "$rl" segmented compare ${SEG_ARGS:-} --out "results/$device_dir-segmented" > "$out/segmented-compare.txt" 2>&1
+      echo "segmented compare rc=$?" >> "$summary"
+      tail -40 "$out/segmented-compare.txt" >> "$summary"
+      tar czf "$out/results-segmented.tgz" "results/$device_dir-segmented"
       ;;
     *) echo "unknown step '$step'" >> "$summary" ;;
   esac

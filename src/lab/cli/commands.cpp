@@ -179,6 +179,7 @@ int run_command(const options& o, std::ostream& out, const std::string& command_
   if (o.command == "diff") return run_diff(o, out);
   if (o.command == "methods") return run_methods(o, out);  // needs a GPU but not the registry
   if (o.command == "tune") return run_tune(o, out, command_line);
+  if (o.command == "segmented") return run_segmented(o, out, command_line);  // its own cases, not the registry's
   const registry& reg = the_registry();
   if (o.command == "list") return run_list(reg, o, out);
   if (o.command == "check") return run_check(reg, o, out);

@@ -44,6 +44,11 @@ nlohmann::ordered_json measure_timing_methods(const std::vector<std::size_t>& si
 /// include/reducelab/tuning/sm90.hpp (--write-header). Exit 1 when a validation failed or a class kept the fallback.
 int run_tune(const options& o, std::ostream& out, const std::string& command_line);
 
+/// reducelab segmented check|compare (comparisons/segmented/): segmented_reduce and reduce_by_key backends per
+/// (functor, type, layout), validated against the host reference and, for compare, timed interleaved. Needs no
+/// registry: its functors and types are the ones comparisons/segmented/cases_*.cu instantiate.
+int run_segmented(const options& o, std::ostream& out, const std::string& command_line);
+
 /// Dispatch on o.command. Returns the process exit code. command_line is recorded in compare's and tune's results.
 int run_command(const options& o, std::ostream& out, const std::string& command_line = "");
 

@@ -1,5 +1,6 @@
 #include "lab/cli/options.hpp"
 
+#include "lab/segmented/host/layouts.hpp"
 #include "reducelab/core/error.hpp"
 
 #include <CLI/CLI.hpp>
@@ -117,7 +118,7 @@ struct text_value {
 };
 
 struct raw_options {
-  text_value ops, types, variants, sizes, inputs, offsets, seed, mode, flush, samples, out, header;
+  text_value ops, types, variants, sizes, inputs, offsets, seed, mode, flush, samples, out, header, segments;
   bool json = false, verbose = false, full = false, no_hold = false, no_confirm = false, quick = false;
   std::vector<std::string> positional;
   std::string help_topic;  // reducelab help COMMAND
@@ -237,6 +238,24 @@ std::unique_ptr<CLI::App> make_app(raw_options& r) {
       "geometric mean of median / best median. One block: 256/512/1024 threads over 256 B..64 KiB; its byte limit\n"
       "is the crossover with the chosen multi-block policy. Shapes that would not compile are left out.");
 
+  // segmented check|compare: an action level below the command, so each action takes only the options it honours.
+  auto* segmented = app->add_subcommand(
+      "segmented", "segmented_reduce and reduce_by_key: validate (check) or time (compare) every backend per layout");
+  segmented->require_subcommand(1);
+  const char* segments_help = "comma list of segment layouts: uniform:L (L a count or 2^k), zipf:S, empty90, giant,\n"
+                              "keys1 (default: uniform:1..2^20, zipf:1.2, empty90, giant; reduce_by_key:\n"
+                              "keys1, uniform:8, uniform:256)";
+  auto* seg_check = segmented->add_subcommand("check", "validate every backend against the host reference; exit 1 on a mismatch");
+  add_text(*seg_check, "--segments", r.segments, "LIST", segments_help);
+  add_filters(*seg_check, r, {true, true, false, false, true});
+  auto* seg_compare = segmented->add_subcommand("compare", "validate, then time every backend interleaved (JSON, CSV)");
+  add_text(*seg_compare, "--segments", r.segments, "LIST", segments_help);
+  add_text(*seg_compare, "--samples", r.samples, "N",
+           "samples per backend and case, at least " + std::to_string(min_compare_samples) + " (default: 25)");
+  add_text(*seg_compare, "--out", r.out, "DIR", "where segmented.json and segmented.csv go (default: results/segmented)");
+  add_filters(*seg_compare, r, {true, true, false, false, true});
+  for (CLI::App* action : {seg_check, seg_compare}) action->allow_extras();
+
   auto* help = app->add_subcommand("help", "this text, or one command's: reducelab help compare");
   help->add_option("COMMAND", r.help_topic, "the command to explain")->type_name("");
 
@@ -264,7 +283,7 @@ CLI::App* find_command(CLI::App& app, const std::string& name) {
 // CLI11 hands the next argument to a value option even when it is an option itself (--ops --types int32).
 void check_values_are_not_options(const raw_options& r) {
   for (const auto* v : {&r.ops, &r.types, &r.variants, &r.sizes, &r.inputs, &r.offsets, &r.seed, &r.mode, &r.flush,
-                        &r.samples, &r.out, &r.header})
+                        &r.samples, &r.out, &r.header, &r.segments})
     if (v->given && v->text.rfind("--", 0) == 0) fail("option " + v->option + " needs a value, not '" + v->text + "'");
 }
 
@@ -311,6 +330,14 @@ options convert(const raw_options& r, const std::string& command) {
   if (r.out.given) {
     if (r.out.text.empty()) fail(command == "tune" ? "--out: empty file name" : "--out: empty folder name");
     (command == "tune" ? o.out_file : o.out_dir) = r.out.text;  // tune writes one file, the others a folder
+  }
+  if (r.segments.given) {
+    // Each entry is built once over no elements: that runs parse_layout's own check, so junk is refused here,
+    // before any work, in the same words the command would use.
+    for (const auto& spec : split_list(r.segments.text, "--segments")) {
+      (void)segmented::parse_layout(spec, 0, o.seed);
+      o.segments.push_back(spec);
+    }
   }
   if (r.header.given) {
     if (r.header.text.empty()) fail("--write-header: empty file name");
@@ -364,15 +391,21 @@ options parse_options(int argc, const char* const* argv) {
   }
 
   CLI::App* sub = app->get_subcommands().front();
+  std::string action;
+  if (sub->get_name() == "segmented") {  // the action is the command's own subcommand
+    sub = sub->get_subcommands().front();
+    action = sub->get_name();
+  }
+  const std::string label = action.empty() ? sub->get_name() : "segmented " + action;
   check_values_are_not_options(raw);
   const std::vector<std::string> extras = sub->remaining();
   if (!extras.empty()) {
     const std::string& x = extras.front();
     const bool looks_like_option = x.size() > 1 && x[0] == '-' && !std::isdigit(static_cast<unsigned char>(x[1]));
     if (looks_like_option)
-      fail("unknown option '" + x.substr(0, x.find('=')) + "' for '" + sub->get_name() + "' (see: reducelab " +
-           sub->get_name() + " --help)");
-    fail("unexpected argument '" + x + "' for '" + sub->get_name() + "'");
+      fail("unknown option '" + x.substr(0, x.find('=')) + "' for '" + label + "' (see: reducelab " + label +
+           " --help)");
+    fail("unexpected argument '" + x + "' for '" + label + "'");
   }
 
   if (sub->get_name() == "help") {
@@ -385,6 +418,11 @@ options parse_options(int argc, const char* const* argv) {
       if (!topic) fail("unknown command '" + raw.help_topic + "' (commands: " + command_list(*app) + ")");
       o.help_text = topic->help(app->get_name());
     }
+    return o;
+  }
+  if (!action.empty()) {
+    options o = convert(raw, "segmented");
+    o.action = action;
     return o;
   }
   return convert(raw, sub->get_name());

@@ -13,7 +13,8 @@
 namespace reducelab::cli {
 
 struct options {
-  std::string command;  // list, check, compare, report, diff, methods, tune, help
+  std::string command;  // list, check, compare, report, diff, methods, tune, segmented, help
+  std::string action;   // segmented: check or compare
   bool json = false;
   bool verbose = false;
   std::vector<std::string> ops;       // functor names; empty: all
@@ -35,6 +36,7 @@ struct options {
   std::string header_file;            // tune: where to write the replacement for include/reducelab/tuning/sm90.hpp
   std::string help_text;              // command "help": the text to print (the whole tool's or one subcommand's)
   std::vector<std::string> positional;
+  std::vector<std::string> segments;  // segmented: --segments entries (parse_layout), checked when parsed; empty: default
 };
 
 /// The fewest samples per backend and row `compare --samples` accepts: below it a median and an interval mean little.
