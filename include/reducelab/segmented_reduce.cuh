@@ -31,7 +31,8 @@
 //     the offsets.
 //   - reduce_by_key: the run heads are selected with cub::DeviceSelect (their count stays on the device) and the values
 //     go through the one-array path.
-// Each call allocates its workspace from the stream's memory pool (cudaMallocAsync) and frees it on the stream.
+// Workspace: the one-array path keeps its carries with the stream between calls (as reducelab::reduce does); the
+// general path and reduce_by_key allocate theirs on the stream (cudaMallocAsync) and free it there.
 //
 // Errors: a null pointer (when there is work), a pointer or stream of another device, host memory the GPU cannot
 // read, or a count beyond what the types can index throw reducelab::usage_error naming the argument, before anything

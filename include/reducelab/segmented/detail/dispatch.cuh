@@ -10,15 +10,18 @@
 //               offsets and their count on the device; a small kernel gathers each run's key and writes the count;
 //               the flat pass, told to read the count from the device, reduces the values.
 //
-// Workspace: allocated per call with cudaMallocAsync and released with cudaFreeAsync on the caller's stream (stream
-// ordered, and legal while the stream is captured into a graph, where it becomes allocation nodes). It costs the pool's
-// work on the stream at each call (about 1.5 us on an H100 for the scalar reduction, detail/resources.hpp); a per-stream
-// cache like the scalar reduction's would remove it and is left for when these paths are measured.
+// Workspace: the one-array path's carries (a size fixed by the value type and the device) come from the stream's own
+// workspace, as the scalar reduction's do (carries_workspace below). The general path and reduce_by_key need space
+// that grows with the segment or element count: allocated per call with cudaMallocAsync and released with
+// cudaFreeAsync on the caller's stream (stream ordered, and legal while the stream is captured into a graph, where it
+// becomes allocation nodes), which costs the pool's work on the stream at each call (about 1.5 us on an H100 for the
+// scalar reduction, detail/resources.hpp); left as is until those paths are measured.
 #pragma once
 
 #include "reducelab/core/error.hpp"
 #include "reducelab/core/traits.hpp"
 #include "reducelab/detail/device_properties.hpp"
+#include "reducelab/detail/resources.hpp"
 #include "reducelab/segmented/kernels/merge_path_segments.cuh"
 #include "reducelab/segmented/tuning.hpp"
 
@@ -32,6 +35,7 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <optional>
 
 namespace reducelab::segmented::detail {
 
@@ -86,6 +90,31 @@ class stream_allocation {
   cudaStream_t stream_;
 };
 
+/// The one-array path's carries, whose size depends on the value type and the device only: the stream's own
+/// workspace, kept between calls as reducelab::reduce keeps its (detail/resources.hpp: borrowing from the pool on
+/// every call cost reducelab::reduce 1.3-1.7 µs per call on the H100), or, while the stream is being captured into
+/// a graph, an allocation the graph owns. Every block writes its carry before the fix-up reads it, so nothing
+/// left from an earlier call or graph replay is ever read.
+class carries_workspace {
+ public:
+  carries_workspace(std::size_t bytes, cudaStream_t stream, int device) {
+    if (bytes == 0) return;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    CUDA_TRY(cudaStreamIsCapturing(stream, &capture));
+    if (capture == cudaStreamCaptureStatusNone) {
+      memory_ = static_cast<unsigned char*>(::reducelab::detail::stream_workspaces::of(device).reserve(stream, bytes));
+    } else {
+      captured_.emplace(bytes, stream);
+      memory_ = captured_->bytes();
+    }
+  }
+  unsigned char* bytes() const { return memory_; }
+
+ private:
+  unsigned char* memory_ = nullptr;
+  std::optional<stream_allocation> captured_;
+};
+
 /// Bytes of the carries of `grid` blocks: a segment index and a value each.
 template <class T>
 constexpr std::size_t carry_bytes(long long grid) {
@@ -117,7 +146,7 @@ void flat_segmented_reduce(const T* in, const OffsetT* offsets, long long num_se
   using P = policy_for<T>;
   constexpr auto map = agent::element_map::contiguous;
   const long long grid = main_grid<P, map, OpT, T, OffsetT, OffsetT>(dev);
-  stream_allocation workspace(carry_bytes<T>(grid), stream);
+  carries_workspace workspace(carry_bytes<T>(grid), stream, dev.ordinal);
   kernels::segment_count count;
   count.host = num_segments;
   launch_merge_path<map>(in, offsets, static_cast<const OffsetT*>(nullptr), count, out, workspace.bytes(), grid, op,
