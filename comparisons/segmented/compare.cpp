@@ -3,8 +3,10 @@
 // thrust::reduce_by_key synchronizes the host and is timed by the host clock, as the engine does for any
 // host-synchronous work). Per (case, backend): median and p10/p90 in µs, GB/s over the bytes that must move
 // (bytes_moved.hpp), % of the device's theoretical peak, and the speedup over the case's CUB baseline with its
-// 95 % paired bootstrap interval. Writes DIR/segmented.json (with provenance) and DIR/segmented.csv.
+// 95 % paired bootstrap interval. Writes DIR/segmented.json (with provenance), DIR/segmented.csv, and the
+// report made from them (segmented/report.hpp): DIR/segmented.md and DIR/plots/.
 #include "comparisons/provenance.hpp"
+#include "comparisons/segmented/report.hpp"
 #include "comparisons/segmented/selection.hpp"
 #include "comparisons/timing/engine.hpp"
 #include "comparisons/timing/statistics.hpp"
@@ -173,7 +175,12 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/segmented.json") << results.dump(2) << "\n";
   std::ofstream(dir + "/segmented.csv") << csv.str();
-  out << "wrote " << dir << "/segmented.json and " << dir << "/segmented.csv"
+  // The report reads the file as `reducelab report` would, so the two can never disagree.
+  const nlohmann::json written = nlohmann::json::parse(results.dump());
+  segmented::report::write_report(written, dir);
+  out << "wrote " << dir << "/segmented.json, " << dir << "/segmented.csv, " << dir << "/segmented.md and "
+      << segmented::report::plan_plots(written).size() << " plot(s) in " << dir
+      << "/plots"
       << (failures ? "; " + std::to_string(failures) + " backend(s) failed validation and were not timed" : "")
       << "\n";
   return failures == 0 ? 0 : 1;

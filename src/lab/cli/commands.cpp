@@ -1,6 +1,7 @@
 #include "lab/cli/commands.hpp"
 
 #include "comparisons/commands_report.hpp"
+#include "comparisons/segmented/report.hpp"
 
 #include "lab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
@@ -175,7 +176,12 @@ int run_command(const options& o, std::ostream& out, const std::string& command_
     out << (o.help_text.empty() ? usage() : o.help_text);
     return 0;
   }
-  if (o.command == "report") return run_report(o, out);  // neither needs the registry or a GPU
+  if (o.command == "report") {  // neither needs the registry or a GPU
+    // A `segmented compare` file has its own report; its schema says which.
+    if (o.positional.size() == 1 && segmented::report::is_segmented_file(o.positional.front()))
+      return segmented::report::run_report(o, out);
+    return run_report(o, out);
+  }
   if (o.command == "diff") return run_diff(o, out);
   if (o.command == "methods") return run_methods(o, out);  // needs a GPU but not the registry
   if (o.command == "tune") return run_tune(o, out, command_line);
