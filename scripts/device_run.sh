@@ -160,8 +160,8 @@ for step in "$@"; do
         echo "compute-sanitizer $tool (segmented) rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-segmented-$tool.log" | tail -1)" >> "$summary"
       done
       "$rl" segmented check > "$out/segmented-check.txt" 2>&1
-      echo "segmented check rc=$? $(grep -c ' PASS' "$out/segmented-check.txt") PASS, $(grep -c ' FAIL' "$out/segmented-check.txt") FAIL" >> "$summary"
-      grep ' FAIL' "$out/segmented-check.txt" | head -10 >> "$summary"
+      echo "segmented check rc=$? $(tail -1 "$out/segmented-check.txt")" >> "$summary"
+      grep '^FAIL' "$out/segmented-check.txt" | head -10 >> "$summary"
       ;;
     segcompare)
       "$rl" segmented compare ${SEG_ARGS:-} --out "results/$device_dir-segmented" > "$out/segmented-compare.txt" 2>&1

@@ -255,7 +255,13 @@ void expect_all_segmented(const layout<OffsetT>& l, std::uint64_t seed) {
     static_assert(reducelab::is_applicable_v<V, OpT, T>, "every segmented variant serves every functor");
     expect_segmented_variant<V>(d, want, op, stream.get());
   });
-  // CUB's segmented rows need a commutative functor (documented); for affine_compose they are not run.
+  // CUB's segmented rows need a commutative functor (documented); for affine_compose they are not run. Nor on
+  // layouts with end < begin: CCCL 3.0.1's DeviceSegmentedReduceKernel treats only end == begin as empty and
+  // folds the initial value into a block aggregate of an empty range otherwise (seen on the H100: 0 instead of
+  // lowest() for maximum/int32). Our variants and the library define end <= begin as empty; CUB is not held to it.
+  const bool some_end_before_begin =
+      !std::equal(l.begin.begin(), l.begin.end(), l.end.begin(), [](OffsetT b, OffsetT e) { return e >= b; });
+  if (some_end_before_begin) return;
   if constexpr (reducelab::is_applicable_v<bl::cub_segmented_reduce, OpT, T>) {
     expect_segmented_baseline<bl::cub_segmented_reduce>(d, want, op, stream.get());
   }
@@ -360,7 +366,8 @@ TEST(SegmentedVariants, MostlyEmptySegmentsGiveTheIdentity) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   expect_all_segmented<fn::plus, std::int32_t>(mostly_empty<int>(20'000, 31), 31);
   expect_all_segmented<fn::affine_compose, affine32>(mostly_empty<int>(20'000, 32), 32);
-  // CUB's own Max/Min start from lowest()/max(), the identities of int32: empty segments agree with the functor's.
+  // (CUB's rows skip these layouts, which hold end < begin; `reducelab segmented check` runs them on empty90,
+  // whose empty segments have end == begin.)
   expect_all_segmented<fn::maximum, std::int32_t>(mostly_empty<int>(20'000, 33), 33);
   expect_all_segmented<fn::minimum, std::int32_t>(mostly_empty<int>(20'000, 34), 34);
 }
