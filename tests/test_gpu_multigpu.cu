@@ -5,13 +5,19 @@
 
 #include "exact_test_functors.hpp"
 #include "functors/argmax.cuh"
+#include "functors/plus.cuh"
 #include "gpu_test.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace multigpu_test {
@@ -64,6 +70,9 @@ bool same(const float_idx32& x, const float_idx32& y) { return x == y; }
 std::string show(const affine_u32& x) { return "(" + std::to_string(x.a) + ", " + std::to_string(x.b) + ")"; }
 std::string show(std::int32_t x) { return std::to_string(x); }
 std::string show(const float_idx32& x) { return x.to_string(); }
+bool same(float x, float y) { return std::memcmp(&x, &y, sizeof(float)) == 0; }  // bitwise
+std::string show(float x) { return std::to_string(x); }
+
 
 template <class T, class OpT>
 T host_fold(const std::vector<T>& v, OpT op) {
@@ -186,4 +195,227 @@ TEST(MultiGpu, SizeAndShardCountMismatchesAreRefused) {
   EXPECT_THROW(mg::reduce(group, two, add{}), reducelab::usage_error);
   EXPECT_THROW(mg::local_group({0, 0}), reducelab::usage_error);
   EXPECT_THROW(mg::local_group({device_count()}), reducelab::usage_error);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Elementwise all-reduce
+// ---------------------------------------------------------------------------------------------------------
+namespace multigpu_test {
+
+/// Every rank's vector; rank r's element i is the host's vectors[r][i]. Checks every rank's out against the
+/// rank-order fold on the host, element by element, and returns rank 0's output (for run-to-run checks).
+template <class T, class OpT>
+std::vector<T> expect_all_reduce_exact(const std::vector<std::vector<T>>& vectors, OpT op,
+                                       const mg::all_reduce_options& options, bool in_place) {
+  const int ndev = static_cast<int>(vectors.size());
+  const std::size_t n = vectors[0].size();
+  std::vector<int> devices;
+  for (int d = 0; d < ndev; ++d) devices.push_back(d);
+  mg::local_group group(devices);
+  std::vector<std::unique_ptr<device_buffer>> ins, outs;
+  std::vector<mg::vector_shard<T>> shards;
+  std::vector<cudaStream_t> streams;
+  for (int r = 0; r < ndev; ++r) {
+    ins.push_back(std::make_unique<device_buffer>(r, n * sizeof(T)));
+    outs.push_back(std::make_unique<device_buffer>(r, n * sizeof(T)));
+    mg::device_scope on(r);
+    CUDA_TRY(cudaMemcpy(ins.back()->as<T>(), vectors[r].data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemset(outs.back()->as<T>(), 0xA5, n * sizeof(T)));  // an element never written shows
+    cudaStream_t s = nullptr;
+    CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    streams.push_back(s);
+    T* out = in_place ? ins.back()->as<T>() : outs.back()->as<T>();
+    shards.push_back({ins.back()->as<T>(), out, n, s});
+  }
+  mg::all_reduce(group, shards, op, options);
+  group.wait(streams, std::chrono::seconds(60));
+  std::vector<T> want(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    T acc = vectors[0][i];
+    for (int r = 1; r < ndev; ++r) acc = op(acc, vectors[r][i]);
+    want[i] = acc;
+  }
+  std::vector<T> first;
+  for (int r = 0; r < ndev; ++r) {
+    mg::device_scope on(r);
+    std::vector<T> got(n);
+    CUDA_TRY(cudaMemcpy(got.data(), shards[r].out, n * sizeof(T), cudaMemcpyDeviceToHost));
+    std::size_t wrong = 0, first_wrong = n;
+    for (std::size_t i = 0; i < n; ++i)
+      if (!same(got[i], want[i])) {
+        ++wrong;
+        first_wrong = std::min(first_wrong, i);
+      }
+    EXPECT_EQ(wrong, 0u) << "rank " << r << " of " << ndev << ", n = " << n << ", piece " << options.piece_bytes
+                         << " B" << (in_place ? ", in place" : "") << ": " << wrong << " elements differ, first ["
+                         << first_wrong << "] got "
+                         << (first_wrong < n ? show(got[first_wrong]) + ", want " + show(want[first_wrong]) : "");
+    if (r == 0) first = got;
+    CUDA_TRY(cudaStreamDestroy(streams[r]));
+  }
+  return first;
+}
+
+template <class MakeT>
+auto per_rank_vectors(int ndev, std::size_t n, MakeT make) {
+  std::vector<decltype(make(n, std::uint64_t{0}))> v;
+  for (int r = 0; r < ndev; ++r) v.push_back(make(n, 1000 + 17 * r + n));
+  return v;
+}
+
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+}  // namespace multigpu_test
+
+TEST(MultiGpuAllReduce, ExactOverTwoGpusForEveryPieceCut) {
+  SKIP_WITH_FEWER_GPUS_THAN(2);
+  mg::all_reduce_options small;
+  small.piece_bytes = 1024;  // many pipeline steps, with the last pieces short or empty on one rank
+  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{1'000'003}}) {
+    for (const auto& options : {small, mg::all_reduce_options{}}) {
+      expect_all_reduce_exact(per_rank_vectors(2, n, random_ints), add{}, options, false);
+      expect_all_reduce_exact(per_rank_vectors(2, n, [](std::size_t m, std::uint64_t s) {
+                                return exact_test::random_maps(m, s);
+                              }),
+                              compose{}, options, n % 2 == 1);
+      expect_all_reduce_exact(per_rank_vectors(2, n, random_pairs), argmax{}, options, false);
+      expect_all_reduce_exact(per_rank_vectors(2, n, random_floats), reducelab::functors::plus{}, options, true);
+    }
+  }
+}
+
+TEST(MultiGpuAllReduce, IdenticalRunToRun) {
+  SKIP_WITH_FEWER_GPUS_THAN(2);
+  const auto v = per_rank_vectors(2, 3'000'001, random_floats);
+  const auto first = expect_all_reduce_exact(v, reducelab::functors::plus{}, {}, false);
+  const auto second = expect_all_reduce_exact(v, reducelab::functors::plus{}, {}, false);
+  EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0);
+}
+
+TEST(MultiGpuAllReduce, OneRankGroupCopiesAndInPlaceIsANoOp) {
+  SKIP_WITH_FEWER_GPUS_THAN(1);
+  for (bool in_place : {false, true}) {
+    expect_all_reduce_exact(per_rank_vectors(1, 100'003, [](std::size_t m, std::uint64_t s) {
+                              return exact_test::random_maps(m, s);
+                            }),
+                            compose{}, {}, in_place);
+  }
+}
+
+TEST(MultiGpuAllReduce, UnequalLengthsAreRefusedBeforeAnythingRuns) {
+  SKIP_WITH_FEWER_GPUS_THAN(2);
+  mg::local_group group({0, 1});
+  device_buffer a(0, 100 * sizeof(int)), b(1, 101 * sizeof(int));
+  std::vector<mg::vector_shard<std::int32_t>> shards = {{a.as<std::int32_t>(), a.as<std::int32_t>(), 100, nullptr},
+                                                        {b.as<std::int32_t>(), b.as<std::int32_t>(), 101, nullptr}};
+  try {
+    mg::all_reduce(group, shards, add{});
+    FAIL() << "unequal lengths were accepted";
+  } catch (const reducelab::usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 0 has 100, rank 1 has 101"), std::string::npos) << e.what();
+  }
+}
+
+// One thread per GPU, each with its own rank_communicator: the one-process-per-GPU path (NCCL sees the same
+// thing from threads as from processes: ncclCommInitRank with a shared id).
+namespace multigpu_test {
+template <class BodyT>
+void on_every_rank(int ndev, BodyT body) {
+  const ncclUniqueId id = mg::make_unique_id();
+  std::vector<std::thread> threads;
+  std::vector<std::string> failures(static_cast<std::size_t>(ndev));
+  for (int r = 0; r < ndev; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        CUDA_TRY(cudaSetDevice(r));
+        mg::rank_communicator comm(id, ndev, r);
+        body(r, comm);
+      } catch (const std::exception& e) {
+        failures[r] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < ndev; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+}
+}  // namespace multigpu_test
+
+TEST(MultiGpuPerRank, ScalarAndAllReduceFromOneThreadPerGpu) {
+  SKIP_WITH_FEWER_GPUS_THAN(1);
+  const int ndev = std::min(device_count(), 2);
+  const std::size_t n = 500'009;
+  const auto vectors = per_rank_vectors(ndev, n, [](std::size_t m, std::uint64_t s) {
+    return exact_test::random_maps(m, s);
+  });
+  std::vector<affine_u32> want_vec(n);
+  affine_u32 want_scalar = reducelab::identity_of<compose, affine_u32>();
+  for (int r = 0; r < ndev; ++r)
+    for (const auto& x : vectors[r]) want_scalar = compose{}(want_scalar, x);
+  for (std::size_t i = 0; i < n; ++i) {
+    affine_u32 acc = vectors[0][i];
+    for (int r = 1; r < ndev; ++r) acc = compose{}(acc, vectors[r][i]);
+    want_vec[i] = acc;
+  }
+  on_every_rank(ndev, [&](int r, mg::rank_communicator& comm) {
+    device_buffer in(r, n * sizeof(affine_u32)), out(r, n * sizeof(affine_u32)), scalar(r, sizeof(affine_u32));
+    CUDA_TRY(cudaMemcpy(in.as<affine_u32>(), vectors[r].data(), n * sizeof(affine_u32), cudaMemcpyHostToDevice));
+    mg::reduce(in.as<const affine_u32>(), n, scalar.as<affine_u32>(), compose{}, comm.get(), nullptr);
+    mg::all_reduce(in.as<const affine_u32>(), out.as<affine_u32>(), n, compose{}, comm.get_ref(), nullptr);
+    mg::wait(comm.get_ref(), nullptr, std::chrono::seconds(60));
+    affine_u32 got_scalar;
+    std::vector<affine_u32> got(n);
+    CUDA_TRY(cudaMemcpy(&got_scalar, scalar.as<affine_u32>(), sizeof(got_scalar), cudaMemcpyDeviceToHost));
+    CUDA_TRY(cudaMemcpy(got.data(), out.as<affine_u32>(), n * sizeof(affine_u32), cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(same(got_scalar, want_scalar)) << "rank " << r << ": " << show(got_scalar);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) wrong += same(got[i], want_vec[i]) ? 0 : 1;
+    EXPECT_EQ(wrong, 0u) << "rank " << r;
+  });
+}
+
+TEST(MultiGpuPerRank, UnequalLengthsAreRefusedOnEveryRank) {
+  SKIP_WITH_FEWER_GPUS_THAN(2);
+  std::vector<std::string> messages(2);
+  on_every_rank(2, [&](int r, mg::rank_communicator& comm) {
+    const std::size_t n = 1000 + r;
+    device_buffer buf(r, n * sizeof(int));
+    try {
+      mg::all_reduce(buf.as<const std::int32_t>(), buf.as<std::int32_t>(), n, add{}, comm.get_ref(), nullptr);
+    } catch (const reducelab::usage_error& e) {
+      messages[r] = e.what();
+    }
+  });
+  for (int r = 0; r < 2; ++r)
+    EXPECT_NE(messages[r].find("differ in length"), std::string::npos) << "rank " << r << ": '" << messages[r] << "'";
+}
+
+TEST(MultiGpuPerRank, AMissingRankIsReportedAfterTheTimeoutNotAHang) {
+  SKIP_WITH_FEWER_GPUS_THAN(2);
+  std::string message;
+  on_every_rank(2, [&](int r, mg::rank_communicator& comm) {
+    if (r == 1) {  // joins the communicator, never calls: rank 0 must not hang
+      std::this_thread::sleep_for(std::chrono::seconds(3));
+      comm.abort();
+      return;
+    }
+    device_buffer buf(0, 1000 * sizeof(int));
+    mg::all_reduce_options options;
+    options.timeout = std::chrono::milliseconds(1500);
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      mg::all_reduce(buf.as<const std::int32_t>(), buf.as<std::int32_t>(), 1000, add{}, comm.get_ref(), nullptr,
+                     options);
+    } catch (const reducelab::nccl_error& e) {
+      message = e.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+    EXPECT_EQ(comm.get(), nullptr) << "the communicator should have been aborted";
+  });
+  EXPECT_NE(message.find("did not finish within 1500 ms"), std::string::npos) << message;
 }

@@ -12,6 +12,13 @@
 //   reducelab::multigpu::reduce(group, shards, op);
 //   group.wait({s0, s1});
 //
+//   // elementwise, any functor, every rank gets out[i] = in_0[i] op in_1[i] op ...:
+//   reducelab::multigpu::all_reduce(d_in, d_out, n, op, comm, stream);             (or over a local_group)
+//
+//   // one process per GPU: rank 0 makes an id, the caller hands it to every rank (MPI, a file, a socket):
+//   ncclUniqueId id = reducelab::multigpu::make_unique_id();                        // on rank 0
+//   reducelab::multigpu::rank_communicator comm(id, nranks, rank);                 // on its device
+//
 // How: each rank reduces its shard with reducelab::reduce into a device scalar, an ncclAllGather of sizeof(T)
 // bytes gives every rank all the partials, and one thread folds them in rank order. OpT and T are as for
 // reducelab::reduce (associative, identity, trivially copyable; commutativity not needed): the result is that of
@@ -23,6 +30,7 @@
 // aborting the communicator, instead of hanging.
 #pragma once
 
+#include "reducelab/multigpu/all_reduce.cuh"
 #include "reducelab/multigpu/communicator.hpp"
 #include "reducelab/multigpu/detail/rank_reduction.cuh"
 #include "reducelab/multigpu/error.hpp"

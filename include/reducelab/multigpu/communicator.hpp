@@ -68,6 +68,43 @@ class device_scope {
   int previous_ = 0;
 };
 
+/// A fresh id for rank_communicator: made once (on rank 0), then given to every rank by the caller.
+inline ncclUniqueId make_unique_id() {
+  ncclUniqueId id;
+  REDUCELAB_NCCL_TRY(ncclGetUniqueId(&id));
+  return id;
+}
+
+/// This process's (or thread's) rank of a communicator of `nranks`, on the current device: the one-process-per-GPU
+/// path, which scales past one machine. Every rank must construct it with the same id (ncclCommInitRank blocks
+/// until all have joined). Destroys the communicator at the end of its life, unless a failed wait aborted it.
+class rank_communicator {
+ public:
+  rank_communicator(const ncclUniqueId& id, int nranks, int rank) {
+    REDUCELAB_EXPECTS(nranks >= 1, "reducelab::multigpu::rank_communicator: nranks = " + std::to_string(nranks));
+    REDUCELAB_EXPECTS(rank >= 0 && rank < nranks, "reducelab::multigpu::rank_communicator: rank " +
+                                                      std::to_string(rank) + " is not in [0, " +
+                                                      std::to_string(nranks) + ")");
+    REDUCELAB_NCCL_TRY(ncclCommInitRank(&comm_, nranks, id, rank));
+  }
+  rank_communicator(const rank_communicator&) = delete;
+  rank_communicator& operator=(const rank_communicator&) = delete;
+  ~rank_communicator() {
+    if (comm_ != nullptr) ncclCommDestroy(comm_);
+  }
+  /// Abort the communicator (ends its NCCL work at once; needed instead of destruction when a peer is gone).
+  void abort() noexcept {
+    if (comm_ != nullptr) ncclCommAbort(comm_);
+    comm_ = nullptr;
+  }
+  /// The communicator (null once a wait aborted it). Pass get_ref() to wait() so an abort is remembered here.
+  ncclComm_t get() const { return comm_; }
+  ncclComm_t& get_ref() { return comm_; }
+
+ private:
+  ncclComm_t comm_ = nullptr;
+};
+
 namespace detail {
 /// One poll: true when `stream` is done; throws nccl_error on the communicator's asynchronous error.
 inline bool poll(ncclComm_t comm, cudaStream_t stream) {
