@@ -34,3 +34,21 @@ message(STATUS "reducelab: multi-GPU part built with NCCL ${NCCL_VERSION} from $
 add_library(reducelab_multigpu INTERFACE)
 add_library(reducelab::multigpu ALIAS reducelab_multigpu)
 target_link_libraries(reducelab_multigpu INTERFACE reducelab NCCL::nccl)
+
+# `reducelab-multigpu compare` (comparisons/multigpu/): the multi-GPU operations timed beside one GPU's
+# reducelab::reduce and NCCL's ncclAllReduce, through the tool's shared timing engine and provenance. An executable
+# of its own, so `reducelab` never links NCCL. Its pure host logic (options, goals) is a library of its own, which
+# tests/test_multigpu_tool.cpp links without a GPU.
+add_library(reducelab_multigpu_tool STATIC
+  comparisons/multigpu/options.cpp
+  comparisons/multigpu/goals.cpp)
+target_link_libraries(reducelab_multigpu_tool PUBLIC reducelab_lab PRIVATE CLI11::CLI11)
+
+add_executable(reducelab-multigpu
+  comparisons/multigpu/main.cpp
+  comparisons/multigpu/compare.cpp
+  comparisons/multigpu/session.cu
+  comparisons/multigpu/scalar_cases.cu
+  comparisons/multigpu/all_reduce_cases.cu)
+target_link_libraries(reducelab-multigpu PRIVATE reducelab_multigpu_tool reducelab_multigpu reducelab_lab)
+set_target_properties(reducelab-multigpu PROPERTIES CUDA_RUNTIME_LIBRARY Static)

@@ -27,8 +27,8 @@
 #include <array>
 #include <chrono>
 #include <cstddef>
-#include <string>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -118,12 +118,17 @@ class rank_all_reduce {
     if (c.size == 1) return;
     slot_elems_ = static_cast<std::size_t>(c.size - 1) * cut_.piece_elems;
     const std::size_t staged = std::min(cut_.pieces(), std::size_t{2}) * slot_elems_;
-    CUDA_TRY(cudaMallocAsync(reinterpret_cast<void**>(&staging_), staged * sizeof(T), stream));
-    CUDA_TRY(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
-    CUDA_TRY(cudaEventCreateWithFlags(&received_, cudaEventDisableTiming));
-    for (cudaEvent_t& e : folded_) CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     int sms = 0;
-    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c.device));
+    try {  // the destructor does not run when the constructor throws: give back what was made so far
+      CUDA_TRY(cudaMallocAsync(reinterpret_cast<void**>(&staging_), staged * sizeof(T), stream));
+      CUDA_TRY(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
+      CUDA_TRY(cudaEventCreateWithFlags(&received_, cudaEventDisableTiming));
+      for (cudaEvent_t& e : folded_) CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c.device));
+    } catch (...) {
+      release();
+      throw;
+    }
     // The fold shares the GPU with NCCL's kernels and is bound by memory: a few blocks per SM are enough.
     fold_blocks_ = 2 * sms;
   }
