@@ -315,3 +315,28 @@ TEST(MultigpuToolGoals, SettleTakesTheFirstFailure) {
   s.settle();  // skipped stays skipped
   EXPECT_EQ(s.status, case_status::skipped);
 }
+
+TEST(MultigpuToolGoals, SettleJudgesFromTheChecksNotTheDefaultStatus) {
+  case_outcome checked;  // the default status, then checks: as the cases build it
+  checked.checks.push_back({"every rank equals the reference", true, ""});
+  checked.settle();
+  EXPECT_EQ(checked.status, case_status::pass);
+
+  case_outcome failed;
+  failed.checks.push_back({"every rank equals the reference", true, ""});
+  failed.checks.push_back({"run to run", false, "rank 1 differs"});
+  failed.settle();
+  EXPECT_EQ(failed.status, case_status::fail);
+  EXPECT_EQ(failed.reason, "run to run: rank 1 differs");
+
+  case_outcome nothing;
+  nothing.settle();
+  EXPECT_EQ(nothing.status, case_status::fail);
+  EXPECT_EQ(nothing.reason, "no check ran");
+
+  case_outcome skipped;
+  skipped.status = case_status::skipped;
+  skipped.reason = "does not fit in GPU 0's memory";
+  skipped.settle();
+  EXPECT_EQ(skipped.status, case_status::skipped);
+}

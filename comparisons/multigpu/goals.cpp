@@ -40,7 +40,13 @@ const char* to_string(goal_status s) {
 }
 
 void case_outcome::settle() {
-  if (status == case_status::skipped) return;
+  // Skipped only when a case said why and checked nothing; the default status is not a verdict.
+  if (status == case_status::skipped && checks.empty() && !reason.empty()) return;
+  if (checks.empty() && reason.empty()) {
+    status = case_status::fail;
+    reason = "no check ran";
+    return;
+  }
   status = case_status::pass;
   for (const check_result& c : checks) {
     if (!c.ok) {

@@ -47,7 +47,8 @@ struct case_outcome {
   double ours_busbw = NAN, baseline_busbw = NAN;  // all-reduce: GB/s, nccl-tests' convention
   double ours_algbw = NAN, baseline_algbw = NAN;
 
-  /// Derive status and reason from the checks (keeps skipped as it is).
+  /// Derive status and reason from the checks: fail if any failed (or none ran), else pass; an outcome marked
+  /// skipped with a reason and no checks stays skipped.
   void settle();
 };
 
