@@ -18,6 +18,8 @@
 #   segmented        issue 13's GPU tests (library, ladder, baselines), then compute-sanitizer memcheck, racecheck
 #                    and synccheck over the library's; `reducelab segmented check` (default layouts)
 #   segcompare       `reducelab segmented compare` (SEG_ARGS adds options) into results/<device>-segmented/
+#   multigpu         issue 14: test_gpu_multigpu, then `reducelab-multigpu compare` over every GPU (MG_ARGS adds
+#                    options) into results/<device>-x<N>-multigpu/; NCCL_NVLS_ENABLE=0 unless set
 #   tune             `reducelab tune`: $OUT/tune.json, and $OUT/sm90.hpp to replace include/reducelab/tuning/sm90.hpp;
 #                    TUNE_ARGS adds options (TUNE_ARGS=--quick: a smoke run)
 set -uo pipefail
@@ -168,6 +170,20 @@ for step in "$@"; do
       echo "segmented compare rc=$?" >> "$summary"
       tail -40 "$out/segmented-compare.txt" >> "$summary"
       tar czf "$out/results-segmented.tgz" "results/$device_dir-segmented"
+      ;;
+    multigpu)
+      # Issue 14 (needs the NCCL part built: test_gpu_multigpu and reducelab-multigpu targets): the tests, then the
+      # comparison over every visible GPU (MG_ARGS adds options) into results/<device>-x<N>-multigpu/.
+      export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
+      gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+      timeout ${MG_TEST_TIMEOUT:-300} "$build/tests/test_gpu_multigpu" > "$out/multigpu-tests.log" 2>&1
+      echo "multigpu tests rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/multigpu-tests.log" | head -3 | tr '\n' ' ')" >> "$summary"
+      grep -E '^\[  FAILED' "$out/multigpu-tests.log" | head -10 >> "$summary"
+      "$build/reducelab-multigpu" compare --gpus "$gpus" ${MG_ARGS:-} --out "results/$device_dir-x$gpus-multigpu" \
+        > "$out/multigpu-compare.txt" 2>&1
+      echo "multigpu compare rc=$?" >> "$summary"
+      sed -n '/^part /,$p' "$out/multigpu-compare.txt" >> "$summary"
+      tar czf "$out/results-multigpu.tgz" "results/$device_dir-x$gpus-multigpu"
       ;;
     *) echo "unknown step '$step'" >> "$summary" ;;
   esac
