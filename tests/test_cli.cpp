@@ -1,4 +1,5 @@
 // CPU: option parsing and name validation of the reducelab tool.
+#include "usage_error_of.hpp"
 #include "lab/cli/commands.hpp"
 #include "lab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
@@ -19,15 +20,7 @@ options parse(std::vector<const char*> args) {
   return parse_options(static_cast<int>(args.size()), args.data());
 }
 
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const usage_error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test_support::error_of;
 }  // namespace
 
 TEST(Sizes, Expressions) {

@@ -1,6 +1,7 @@
 // CPU: `reducelab-multigpu compare`'s host logic: option parsing and refusals, the GPU count check, how n is split
 // over the ranks, nccl-tests' bandwidth formulas, the memory-fit check, the content hash, the NCCL_NVLS_ENABLE
 // default, and how issue 14's goals are judged (PASS, MISS, NO DATA).
+#include "usage_error_of.hpp"
 #include "comparisons/multigpu/goals.hpp"
 #include "comparisons/multigpu/measures.hpp"
 #include "comparisons/multigpu/options.hpp"
@@ -23,15 +24,7 @@ options parse(std::vector<const char*> args) {
   return parse_command_line(static_cast<int>(args.size()), args.data());
 }
 
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const usage_error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test_support::error_of;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

@@ -1,5 +1,6 @@
 // CPU: `reducelab segmented check|compare` option parsing, its GPU-less refusal, and the bytes-moved formula
 // behind its GB/s.
+#include "usage_error_of.hpp"
 #include "comparisons/segmented/bytes_moved.hpp"
 #include "lab/cli/commands.hpp"
 #include "lab/core/device_info.hpp"
@@ -21,15 +22,7 @@ options parse(std::vector<const char*> args) {
   return parse_options(static_cast<int>(args.size()), args.data());
 }
 
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const usage_error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test_support::error_of;
 }  // namespace
 
 TEST(SegmentedOptions, CheckTakesLayoutsAndFilters) {

@@ -276,14 +276,7 @@ void all_reduce(const T* in, T* out, std::size_t n, OpT op, ncclComm_t& comm, cu
   }
   for (std::size_t j = 0; j < rank.steps(); ++j) {
     rank.before_step(j);
-    REDUCELAB_NCCL_TRY(ncclGroupStart());
-    try {
-      rank.transfers(j);
-    } catch (...) {
-      ncclGroupEnd();
-      throw;
-    }
-    REDUCELAB_NCCL_TRY(ncclGroupEnd());
+    detail::in_nccl_group([&] { rank.transfers(j); });  // one step's sends and receives go out together
     rank.after_step(j);
   }
   rank.finish();
@@ -315,35 +308,21 @@ void all_reduce(local_group& group, const std::vector<vector_shard<T>>& shards, 
   }
   std::vector<std::unique_ptr<detail::rank_all_reduce<T, OpT>>> ranks;
   ranks.reserve(shards.size());
-  for (int r = 0; r < group.size(); ++r) {
-    device_scope on(group.device(r));
+  group.on_each_rank([&](int r) {
     const vector_shard<T>& s = shards[static_cast<std::size_t>(r)];
     ranks.push_back(std::make_unique<detail::rank_all_reduce<T, OpT>>(s.in, s.out, s.n, op, group.comm(r), s.stream,
                                                                       options));
-  }
+  });
   const std::size_t steps = ranks.front()->steps();  // the same on every rank: same n, same group
   for (std::size_t j = 0; j < steps; ++j) {
-    for (int r = 0; r < group.size(); ++r) {
-      device_scope on(group.device(r));
-      ranks[r]->before_step(j);
-    }
-    REDUCELAB_NCCL_TRY(ncclGroupStart());
-    try {
-      for (auto& rank : ranks) rank->transfers(j);  // NCCL takes each communicator's device itself
-    } catch (...) {
-      ncclGroupEnd();
-      throw;
-    }
-    REDUCELAB_NCCL_TRY(ncclGroupEnd());
-    for (int r = 0; r < group.size(); ++r) {
-      device_scope on(group.device(r));
-      ranks[r]->after_step(j);
-    }
+    group.on_each_rank([&](int r) { ranks[r]->before_step(j); });
+    // NCCL takes each communicator's device itself: the transfers need no device switch.
+    detail::in_nccl_group([&] {
+      for (auto& rank : ranks) rank->transfers(j);
+    });
+    group.on_each_rank([&](int r) { ranks[r]->after_step(j); });
   }
-  for (int r = 0; r < group.size(); ++r) {
-    device_scope on(group.device(r));
-    ranks[r]->finish();
-  }
+  group.on_each_rank([&](int r) { ranks[r]->finish(); });
 }
 
 }  // namespace reducelab::multigpu

@@ -106,6 +106,21 @@ class rank_communicator {
 };
 
 namespace detail {
+/// Run f() between ncclGroupStart and ncclGroupEnd, ending the group on the error path too: a thread that owns
+/// several ranks must issue their collectives in one group, and one rank's steps of several sends and receives
+/// form one group each.
+template <class F>
+void in_nccl_group(F f) {
+  REDUCELAB_NCCL_TRY(ncclGroupStart());
+  try {
+    f();
+  } catch (...) {
+    ncclGroupEnd();
+    throw;
+  }
+  REDUCELAB_NCCL_TRY(ncclGroupEnd());
+}
+
 /// One poll: true when `stream` is done; throws nccl_error on the communicator's asynchronous error.
 inline bool poll(ncclComm_t comm, cudaStream_t stream) {
   ncclResult_t async = ncclSuccess;

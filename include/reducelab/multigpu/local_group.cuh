@@ -74,6 +74,15 @@ class local_group {
   /// The communicator of rank r (null once aborted).
   ncclComm_t comm(int r) const { return comms_.at(static_cast<std::size_t>(r)); }
 
+  /// f(r) for every rank in rank order, with rank r's device current (the previous one restored after).
+  template <class F>
+  void on_each_rank(F f) const {
+    for (int r = 0; r < size(); ++r) {
+      device_scope on(device(r));
+      f(r);
+    }
+  }
+
   /// Wait for streams[r] (rank r's work) on every rank. On an asynchronous error or after `timeout`, abort every
   /// communicator of the group (they are unusable from then on) and throw nccl_error instead of hanging.
   void wait(const std::vector<cudaStream_t>& streams,
@@ -145,26 +154,12 @@ void reduce(local_group& group, const std::vector<shard<T>>& shards, OpT op) {
                         std::to_string(group.size()) + " ranks");
   std::vector<std::unique_ptr<detail::rank_reduction<T, OpT>>> ranks;
   ranks.reserve(shards.size());
-  for (int r = 0; r < group.size(); ++r) {
-    device_scope on(group.device(r));
+  group.on_each_rank([&](int r) {
     const shard<T>& s = shards[static_cast<std::size_t>(r)];
     ranks.push_back(std::make_unique<detail::rank_reduction<T, OpT>>(s.in, s.n, s.out, op, group.comm(r), s.stream));
-  }
-  REDUCELAB_NCCL_TRY(ncclGroupStart());
-  try {
-    for (int r = 0; r < group.size(); ++r) {
-      device_scope on(group.device(r));
-      ranks[static_cast<std::size_t>(r)]->exchange();
-    }
-  } catch (...) {
-    ncclGroupEnd();
-    throw;
-  }
-  REDUCELAB_NCCL_TRY(ncclGroupEnd());
-  for (int r = 0; r < group.size(); ++r) {
-    device_scope on(group.device(r));
-    ranks[static_cast<std::size_t>(r)]->finish();
-  }
+  });
+  detail::in_nccl_group([&] { group.on_each_rank([&](int r) { ranks[r]->exchange(); }); });
+  group.on_each_rank([&](int r) { ranks[r]->finish(); });
 }
 
 }  // namespace reducelab::multigpu
