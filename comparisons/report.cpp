@@ -8,6 +8,7 @@
 #include "comparisons/report_methods.hpp"
 #include "comparisons/report_nan.hpp"
 #include "comparisons/results_view.hpp"
+#include "comparisons/text_file.hpp"
 #include "reducelab/core/error.hpp"
 
 #include <algorithm>
@@ -938,13 +939,6 @@ std::string render_plot(const results_index& idx, const plot_spec& p) {
   return svg::render(ch);
 }
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  f.close();
-  if (!f) throw std::runtime_error("cannot write '" + path.string() + "'");
-}
-
 }  // namespace
 
 // --- Public API ---------------------------------------------------------------------------------------------
@@ -1010,7 +1004,7 @@ std::string render_markdown(const json& results, const std::string& plots_subdir
 
 void write_plots(const json& results, const std::string& dir) {
   const results_index idx(results);
-  for (const auto& p : plan_plots(results)) write_file(std::filesystem::path(dir) / p.file_name, render_plot(idx, p));
+  for (const auto& p : plan_plots(results)) write_text_file(std::filesystem::path(dir) / p.file_name, render_plot(idx, p));
 }
 
 void write_report(const json& results, const std::string& out_dir) {
@@ -1018,7 +1012,7 @@ void write_report(const json& results, const std::string& out_dir) {
   std::error_code ec;
   std::filesystem::create_directories(out / plots_subdir_name, ec);
   if (ec) throw std::runtime_error("cannot create '" + (out / plots_subdir_name).string() + "': " + ec.message());
-  write_file(out / report_file_name, render_markdown(results, plots_subdir_name));
+  write_text_file(out / report_file_name, render_markdown(results, plots_subdir_name));
   write_plots(results, (out / plots_subdir_name).string());
 }
 

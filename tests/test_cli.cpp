@@ -1,8 +1,8 @@
 // CPU: option parsing and name validation of the reducelab tool.
-#include "usage_error_of.hpp"
 #include "lab/cli/commands.hpp"
 #include "lab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
+#include "usage_error_of.hpp"
 
 #include <gtest/gtest.h>
 

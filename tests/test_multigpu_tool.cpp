@@ -1,11 +1,11 @@
 // CPU: `reducelab-multigpu compare`'s host logic: option parsing and refusals, the GPU count check, how n is split
 // over the ranks, nccl-tests' bandwidth formulas, the memory-fit check, the content hash, the NCCL_NVLS_ENABLE
 // default, and how issue 14's goals are judged (PASS, MISS, NO DATA).
-#include "usage_error_of.hpp"
 #include "comparisons/multigpu/goals.hpp"
 #include "comparisons/multigpu/measures.hpp"
 #include "comparisons/multigpu/options.hpp"
 #include "reducelab/core/error.hpp"
+#include "usage_error_of.hpp"
 
 #include <gtest/gtest.h>
 
@@ -332,4 +332,17 @@ TEST(MultigpuToolGoals, SettleJudgesFromTheChecksNotTheDefaultStatus) {
   skipped.reason = "does not fit in GPU 0's memory";
   skipped.settle();
   EXPECT_EQ(skipped.status, case_status::skipped);
+}
+
+TEST(MultigpuToolGoals, AFailedCheckStopsTheCaseUntimed) {
+  case_outcome ok;
+  ok.checks.push_back({"every rank equals the reference", true, ""});
+  EXPECT_FALSE(ok.stop_untimed_if_failed());
+  EXPECT_TRUE(ok.reason.empty());
+
+  case_outcome wrong;
+  wrong.checks.push_back({"every rank equals the reference", false, "rank 1: 3, want 4"});
+  EXPECT_TRUE(wrong.stop_untimed_if_failed());
+  EXPECT_EQ(wrong.status, case_status::fail);
+  EXPECT_EQ(wrong.reason, "not timed: every rank equals the reference: rank 1: 3, want 4");
 }

@@ -8,6 +8,7 @@
 #include "comparisons/results_view.hpp"
 #include "comparisons/timing/statistics.hpp"
 #include "reducelab/core/error.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -43,20 +44,7 @@ std::string usage_error_of(F f) {
   return "";
 }
 
-/// A fresh folder under the test temp dir, removed when the test ends.
-struct scratch_dir {
-  fs::path path;
-  scratch_dir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path = fs::path(::testing::TempDir()) / (std::string("reducelab_") + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~scratch_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using test_support::scratch_dir;
 
 std::string read_text(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);

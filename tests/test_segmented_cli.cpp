@@ -1,11 +1,11 @@
 // CPU: `reducelab segmented check|compare` option parsing, its GPU-less refusal, and the bytes-moved formula
 // behind its GB/s.
-#include "usage_error_of.hpp"
 #include "comparisons/segmented/bytes_moved.hpp"
 #include "lab/cli/commands.hpp"
 #include "lab/core/device_info.hpp"
 #include "lab/segmented/host/layouts.hpp"
 #include "reducelab/core/error.hpp"
+#include "usage_error_of.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,6 +7,7 @@
 #include "lab/cli/commands.hpp"
 #include "lab/cli/options.hpp"
 #include "reducelab/core/error.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -49,19 +50,7 @@ sr::goal_check check_of(int goal, const std::string& metric, const std::string& 
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-struct scratch_dir {
-  fs::path path;
-  scratch_dir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path = fs::path(::testing::TempDir()) / (std::string("reducelab_") + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~scratch_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using test_support::scratch_dir;
 
 }  // namespace
 

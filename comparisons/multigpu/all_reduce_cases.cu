@@ -208,13 +208,7 @@ case_outcome run_all_reduce(session& s, const case_name& c, std::size_t bytes_as
           nccl_wrong.empty(), nccl_wrong.empty() ? "matches the host's sum" : nccl_wrong);
   }
 
-  for (const check_result& r : o.checks) {
-    if (!r.ok) {
-      o.settle();
-      o.reason = "not timed: " + o.reason;
-      return o;
-    }
-  }
+  if (o.stop_untimed_if_failed()) return o;
 
   const std::string ours_name = "reducelab::multigpu::all_reduce over " + std::to_string(ranks) + " GPU(s)";
   const std::string base_name = std::string("ncclAllReduce(sum, ") + value_name_v<BaseT> + ")" +

@@ -6,6 +6,7 @@
 #include "comparisons/multigpu/goals.hpp"
 #include "comparisons/multigpu/measures.hpp"
 #include "comparisons/multigpu/session.hpp"
+#include "comparisons/text_file.hpp"
 #include "comparisons/provenance.hpp"
 #include "comparisons/timing/clock_guard.hpp"
 #include "comparisons/timing/engine.hpp"
@@ -235,8 +236,8 @@ int run_compare(const options& o, std::ostream& out, const std::string& command_
   }
 
   std::filesystem::create_directories(o.out_dir);
-  std::ofstream(o.out_dir + "/multigpu.json") << results.dump(2) << "\n";
-  std::ofstream(o.out_dir + "/multigpu.csv") << csv.str();
+  write_text_file(o.out_dir + "/multigpu.json", results.dump(2) + "\n");
+  write_text_file(o.out_dir + "/multigpu.csv", csv.str());
   std::size_t failures = 0;
   for (const case_outcome& c : outcomes) failures += c.status == case_status::fail ? 1 : 0;
   out << "\nwrote " << o.out_dir << "/multigpu.json and " << o.out_dir << "/multigpu.csv"

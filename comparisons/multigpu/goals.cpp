@@ -57,6 +57,17 @@ void case_outcome::settle() {
   if (!reason.empty()) status = case_status::fail;  // an error recorded before any check
 }
 
+bool case_outcome::stop_untimed_if_failed() {
+  for (const check_result& c : checks) {
+    if (!c.ok) {
+      settle();
+      reason = "not timed: " + reason;
+      return true;
+    }
+  }
+  return false;
+}
+
 const std::vector<goal_spec>& issue_goals() {
   static const std::vector<goal_spec> goals = [] {
     std::vector<goal_spec> g;

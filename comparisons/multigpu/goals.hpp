@@ -50,6 +50,9 @@ struct case_outcome {
   /// Derive status and reason from the checks: fail if any failed (or none ran), else pass; an outcome marked
   /// skipped with a reason and no checks stays skipped.
   void settle();
+  /// After validation: when a check failed, settle as failed, say it was not timed, and return true (the case
+  /// stops there: a wrong result's speed is not reported).
+  bool stop_untimed_if_failed();
 };
 
 enum class goal_status { pass, miss, no_data };

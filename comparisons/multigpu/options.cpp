@@ -1,6 +1,7 @@
 #include "comparisons/multigpu/options.hpp"
 
 #include "lab/cli/options.hpp"
+#include "lab/cli/text_option.hpp"
 #include "reducelab/core/error.hpp"
 
 #include <CLI/CLI.hpp>
@@ -23,37 +24,14 @@ std::string join(const std::vector<std::string>& v, const char* separator = ", "
   return s;
 }
 
-std::uint64_t parse_unsigned(const std::string& text, const std::string& option) {
-  if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); }))
-    fail(option + ": '" + text + "' is not a non-negative integer");
-  std::uint64_t v = 0;
-  for (const char c : text) {
-    const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
-    if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10) fail(option + ": '" + text + "' is too large");
-    v = v * 10 + d;
-  }
-  return v;
-}
-
-// As in `reducelab`'s parser: every value is collected as text and converted after parsing, so one message style
-// names every bad value and --help anywhere wins over a bad value.
-struct text_value {
-  std::string option;
-  std::string text;
-  bool given = false;
-};
+// Values are collected as text, as in `reducelab` (lab/cli/text_option.hpp), and converted after parsing.
+using cli::add_text;
+using cli::parse_unsigned;
+using cli::text_value;
 
 struct raw_options {
   text_value gpus, sizes, bytes, ops, parts, rounds, out, piece_bytes, clock, seed;
 };
-
-CLI::Option* add_text(CLI::App& app, const std::string& names, text_value& v, const std::string& type,
-                      const std::string& description) {
-  v.option = names.substr(0, names.find(','));
-  auto* opt = app.add_option_function<std::string>(
-      names, [&v](const std::string& t) { v.text = t; v.given = true; }, description);
-  return opt->type_name(type);
-}
 
 std::string case_list() {
   std::vector<std::string> names;

@@ -8,6 +8,7 @@
 #include "comparisons/provenance.hpp"
 #include "comparisons/segmented/report.hpp"
 #include "comparisons/segmented/selection.hpp"
+#include "comparisons/text_file.hpp"
 #include "comparisons/timing/engine.hpp"
 #include "comparisons/timing/statistics.hpp"
 #include "lab/core/device_buffer.hpp"
@@ -173,8 +174,8 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
     }
   }
   std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/segmented.json") << results.dump(2) << "\n";
-  std::ofstream(dir + "/segmented.csv") << csv.str();
+  write_text_file(dir + "/segmented.json", results.dump(2) + "\n");
+  write_text_file(dir + "/segmented.csv", csv.str());
   // The report reads the file as `reducelab report` would, so the two can never disagree.
   const nlohmann::json written = nlohmann::json::parse(results.dump());
   segmented::report::write_report(written, dir);

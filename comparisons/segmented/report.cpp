@@ -4,6 +4,7 @@
 #include "comparisons/segmented/report.hpp"
 
 #include "comparisons/results_view.hpp"
+#include "comparisons/text_file.hpp"
 #include "reducelab/core/error.hpp"
 
 #include <algorithm>
@@ -666,13 +667,6 @@ std::vector<svg::series> collect_series(const segmented_index& idx, const case_k
   return out;
 }
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  f.close();
-  if (!f) throw std::runtime_error("cannot write '" + path.string() + "'");
-}
-
 }  // namespace
 
 // --- Public API ------------------------------------------------------------------------------------------------
@@ -802,8 +796,8 @@ void write_report(const json& results, const std::string& out_dir) {
   std::error_code ec;
   std::filesystem::create_directories(out / plots_subdir_name, ec);
   if (ec) throw std::runtime_error("cannot create '" + (out / plots_subdir_name).string() + "': " + ec.message());
-  write_file(out / report_file_name, render_markdown(results, plots_subdir_name));
-  for (const auto& p : plan_plots(results)) write_file(out / plots_subdir_name / p.file_name, render_plot(results, p));
+  write_text_file(out / report_file_name, render_markdown(results, plots_subdir_name));
+  for (const auto& p : plan_plots(results)) write_text_file(out / plots_subdir_name / p.file_name, render_plot(results, p));
 }
 
 int run_report(const cli::options& o, std::ostream& out) {

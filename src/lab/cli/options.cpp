@@ -1,4 +1,5 @@
 #include "lab/cli/options.hpp"
+#include "lab/cli/text_option.hpp"
 
 #include "lab/segmented/host/layouts.hpp"
 #include "reducelab/core/error.hpp"
@@ -16,6 +17,8 @@ namespace {
 
 [[noreturn]] void fail(const std::string& message) { throw usage_error(message); }
 
+}  // namespace
+
 std::uint64_t parse_unsigned(const std::string& text, const std::string& what) {
   if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); }))
     fail(what + ": '" + text + "' is not a non-negative integer");
@@ -28,7 +31,13 @@ std::uint64_t parse_unsigned(const std::string& text, const std::string& what) {
   return v;
 }
 
-}  // namespace
+CLI::Option* add_text(CLI::App& app, const std::string& names, text_value& v, const std::string& type,
+                      const std::string& description) {
+  v.option = names.substr(0, names.find(','));
+  auto* opt = app.add_option_function<std::string>(
+      names, [&v](const std::string& t) { v.text = t; v.given = true; }, description);
+  return opt->type_name(type);
+}
 
 std::size_t parse_size(const std::string& text) {
   const std::string what = "size '" + text + "'";
@@ -108,15 +117,7 @@ std::vector<std::size_t> parse_size_list(const std::string& text) {
 
 namespace {
 
-// CLI11 collects every value as text, converted after parsing (convert() below) by the helpers above: one
-// message style names every bad value, and `--help` anywhere on the line wins over a bad value (CLI11 runs
-// option callbacks before it looks at the help flag, so a conversion there would pre-empt the help).
-struct text_value {
-  std::string option;  // its first name, for messages
-  std::string text;
-  bool given = false;
-};
-
+// Values are collected as text (text_option.hpp) and converted in convert() below.
 struct raw_options {
   text_value ops, types, variants, sizes, inputs, offsets, seed, mode, flush, samples, out, header, segments;
   bool json = false, verbose = false, full = false, no_hold = false, no_confirm = false, quick = false;
@@ -129,14 +130,6 @@ std::string input_kind_names(const char* separator) {
   std::string names;
   for (const input_kind k : all_input_kinds) names += (names.empty() ? "" : separator) + std::string(to_string(k));
   return names;
-}
-
-CLI::Option* add_text(CLI::App& app, const std::string& names, text_value& v, const std::string& type,
-                      const std::string& description) {
-  v.option = names.substr(0, names.find(','));
-  auto* opt = app.add_option_function<std::string>(
-      names, [&v](const std::string& t) { v.text = t; v.given = true; }, description);
-  return opt->type_name(type);
 }
 
 // The filters shared by several commands form one help group, so a command's help shows them apart from what
