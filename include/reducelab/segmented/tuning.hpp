@@ -14,6 +14,12 @@
 //                      drops below that many resident blocks
 //   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows)
 //   fix_up_threads     threads of the one block that combines the blocks' carries in order
+//   pieces_min_average a block whose stretch averages at least this many elements per segment reduces it segment by
+//                      segment (agent/segment_pieces.cuh) instead of in merge-path tiles. 0 (pieces always): on the
+//                      H100 at 2^24 int32 the pieces walk beat the tiles at every uniform length measured, 1 to 2^20
+//                      (1.2x at length 1, 2.5x at 8); the tiles stay for a policy that sets it higher
+//   pieces_items_per_lane  the pieces walk gives a segment about average / this many lanes (a power of two, 1..32);
+//                      8 measured best on the H100 (16, 32, 64 were up to 1.6x slower from length 32 to 256)
 #pragma once
 
 #include <cstddef>
@@ -34,6 +40,8 @@ struct policy {
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   static constexpr int blocks_per_sm = BlocksPerSm;
   static constexpr int fix_up_threads = FixUpThreads;
+  static constexpr int pieces_min_average = 0;
+  static constexpr int pieces_items_per_lane = 8;
 };
 
 /// Items per thread by value size: a tile stages tile_steps values plus tile_steps + 1 eight-byte segment ends, so

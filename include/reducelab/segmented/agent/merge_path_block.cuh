@@ -85,9 +85,18 @@ struct block_storage {
   alignas(16) unsigned char raw[bytes];
   // Where the block stands between tiles, written by one thread and read by all after a barrier.
   long long segment, element, next_end, next_base;
+  // The pieces walk (agent/segment_pieces.cuh): the pieces left to warps and to the whole block, and the carry-out. Outside `raw`,
+  // which the block range reduction of those pieces uses.
+  static constexpr int max_long_pieces = 64;
+  static constexpr int max_mid_pieces = 256;
+  int long_count, mid_count;
+  long long long_pieces[max_long_pieces];
+  long long mid_pieces[max_mid_pieces];
+  alignas(alignof(T) > 16 ? alignof(T) : 16) unsigned char carry_raw[sizeof(T)];
 
   __device__ tile_t& tile() { return *reinterpret_cast<tile_t*>(raw); }
   __device__ range_t& range() { return *reinterpret_cast<range_t*>(raw); }
+  __device__ T& carry() { return *reinterpret_cast<T*>(carry_raw); }
 };
 
 /// Walk the block's stretch [from, to) of the path; see the file comment. Every thread must call it; the carry-out is

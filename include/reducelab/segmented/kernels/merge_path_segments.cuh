@@ -2,7 +2,8 @@
 //
 //   merge_path_segments  the main pass: a fixed grid of blocks splits the path of E elements and S segment ends
 //                        (segmented/merge_path.cuh) into equal stretches; each block finds its two ends with a warp
-//                        search over the offsets, walks its stretch (agent/merge_path_block.cuh), writes the segments
+//                        search over the offsets, walks its stretch (in tiles, agent/merge_path_block.cuh, or segment
+//                        by segment when they are long, agent/segment_pieces.cuh), writes the segments
 //                        that end inside it, and stores its carry-out: the segment in progress at its end and that
 //                        segment's elements within the block.
 //   fix_up_carries       one block: a segment that crosses block boundaries was written by the block that ends it from
@@ -15,6 +16,7 @@
 
 #include "reducelab/core/traits.hpp"
 #include "reducelab/segmented/agent/merge_path_block.cuh"
+#include "reducelab/segmented/agent/segment_pieces.cuh"
 #include "reducelab/segmented/block/block_segmented_scan.cuh"
 #include "reducelab/segmented/merge_path.cuh"
 #include "reducelab/segmented/warp/warp_merge_path.cuh"
@@ -63,7 +65,11 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
   }
   __syncthreads();
   const path_coord from = stretch[0], to = stretch[1];
-  const T carry = agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
+  // Long segments on average: segment by segment; short ones: merge-path tiles (agent/segment_pieces.cuh says why).
+  const long long average = (to.element - from.element) / (to.segment - from.segment + 1);
+  const T carry = average >= PolicyT::pieces_min_average
+                      ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
+                      : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
   if (threadIdx.x == 0) {
     carry_segment[blockIdx.x] = to.segment;
     carry_value[blockIdx.x] = carry;

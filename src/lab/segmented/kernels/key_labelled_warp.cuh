@@ -25,7 +25,7 @@
 // n/(32*ChunkItems) steps, about 16k at n = 2^28).
 #pragma once
 
-#include "lab/segmented/kernels/group_reduce.cuh"
+#include "reducelab/segmented/warp/group_reduce.cuh"
 #include "reducelab/core/traits.hpp"
 #include "reducelab/warp/shuffle.cuh"
 #include "reducelab/warp/warp_reduce.cuh"

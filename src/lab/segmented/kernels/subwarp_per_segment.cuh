@@ -7,7 +7,7 @@
 //                    rank 0, so the result is the in-order one (log2(G) shuffles per step instead of per segment)
 #pragma once
 
-#include "lab/segmented/kernels/group_reduce.cuh"
+#include "reducelab/segmented/warp/group_reduce.cuh"
 #include "lab/segmented/kernels/segments.cuh"
 #include "reducelab/core/traits.hpp"
 #include "reducelab/thread/thread_fold.cuh"

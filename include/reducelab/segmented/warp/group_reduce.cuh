@@ -1,9 +1,11 @@
-// In-order reductions over parts of a warp, for the segmented kernels:
+// In-order reductions over parts of a warp, for the segmented kernels (the library's pieces agent and the lab's
+// sub-warp and key-labelled variants):
 //
 //   reduce_in_group_order<G>   the lanes of an aligned group of G lanes (G = 2, 4, 8, 16, 32), in lane order.
 //                              Offsets grow 1, 2, ..., G/2 as in warp::reduce_in_lane_order, so the group's
 //                              first lane ends with rank 0 op rank 1 op ... op rank G-1. Only the group's lanes
 //                              shuffle (mask = the group), so groups of one warp may run different trip counts.
+//   reduce_in_group_order_converged<G>  the same, when the whole warp calls it together: full-warp shuffles.
 //   reduce_runs_in_lane_order  contiguous runs of lanes of any lengths (reduce-by-key within a warp): given the
 //                              last lane of its run, every run's first lane ends with the run in lane order.
 //
@@ -19,7 +21,7 @@ template <int G>
 __device__ __forceinline__ unsigned group_lanes() {
   static_assert(G == 2 || G == 4 || G == 8 || G == 16 || G == 32, "a lane group has 2, 4, 8, 16 or 32 lanes");
   if constexpr (G == 32) {
-    return warp::full_mask;
+    return ::reducelab::warp::full_mask;
   } else {
     const int lane = threadIdx.x % 32;
     return ((1u << G) - 1u) << (lane / G * G);
@@ -38,7 +40,24 @@ __device__ __forceinline__ T reduce_in_group_order(T value, OpT op) {
     // Like __shfl_down_sync with width G: a lane whose partner lies past the group reads its own value, and what
     // it then holds is never read by the first lane.
     const int source = rank + offset < G ? lane + offset : lane;
-    const T other = warp::shfl_idx(value, source, mask);
+    const T other = ::reducelab::warp::shfl_idx(value, source, mask);
+    value = op(value, other);
+  }
+  return value;
+}
+
+/// reduce_in_group_order for a whole warp that calls it together (every lane, converged): the same result, with
+/// full-warp shuffles. Groups of one warp naming different masks in one shuffle are served one group after another,
+/// which made sub-warp groups of 2 and 4 lanes slower than one lane per segment (H100, segmented library).
+template <int G, class T, class OpT>
+__device__ __forceinline__ T reduce_in_group_order_converged(T value, OpT op) {
+  static_assert(G == 2 || G == 4 || G == 8 || G == 16 || G == 32, "a lane group has 2, 4, 8, 16 or 32 lanes");
+  const int lane = threadIdx.x % 32;
+  const int rank = lane % G;
+#pragma unroll
+  for (int offset = 1; offset < G; offset *= 2) {
+    const int source = rank + offset < G ? lane + offset : lane;
+    const T other = ::reducelab::warp::shfl_idx(value, source);
     value = op(value, other);
   }
   return value;
@@ -53,7 +72,7 @@ __device__ __forceinline__ T reduce_runs_in_lane_order(T value, int run_last, Op
   const int lane = threadIdx.x % 32;
 #pragma unroll
   for (int offset = 1; offset < 32; offset *= 2) {
-    const T other = warp::shfl_down(value, offset);
+    const T other = ::reducelab::warp::shfl_down(value, offset);
     if (lane + offset <= run_last) value = op(value, other);
   }
   return value;

@@ -1,0 +1,244 @@
+// One block's stretch of the merge path taken segment by segment: the walk for stretches whose segments are long on
+// average (the kernel picks it when the stretch averages at least pieces_min_average elements per segment).
+//
+// Why a second walk: the tile walk (merge_path_block.cuh) pays for the merge at every step (stage, search, branch,
+// block scan), which Nsight Compute on the H100 showed as the limit from segments of a few elements up: at 2^24 int32
+// in segments of 256 the SMs were 62 % busy issuing instructions while DRAM moved 23 % of its peak. When most steps
+// are elements, the merge is not worth doing: a group of lanes reads each segment with coalesced loads and reduces it
+// with one group reduction.
+//
+// Piece k of the stretch [from, to) is segment from.segment + k clipped to [from.element, to.element). Pieces that
+// end inside the stretch are written to out (the first may have begun in an earlier block: the fix-up puts that
+// block's carry in front, as it does for the tile walk); the piece of the segment in progress at `to`, when there is
+// one, is the block's carry-out. Three sizes of worker, so that one long segment among short ones does not hold a
+// few lanes for long:
+//   a group of G lanes   pieces up to 4 times the stretch's average length (and at least G * group_items), with G
+//                        = 1, 2, 4, ..., 32 from the average (policy: pieces_items_per_lane)
+//   a warp               longer pieces below long_run_items, listed in shared memory by the groups
+//   the whole block      longer pieces, listed likewise, one after another with the block range reduction
+// A full list leaves the piece to the group that found it: slower, never wrong. Every piece is reduced in order
+// (commutative functors fold striped lanes, others contiguous chunks, and the group joins its lanes in lane order),
+// and its value depends only on the data and the stretch, so results are the same run to run.
+#pragma once
+
+#include "reducelab/block/block_reduce_range.cuh"
+#include "reducelab/core/traits.hpp"
+#include "reducelab/segmented/agent/merge_path_block.cuh"
+#include "reducelab/segmented/merge_path.cuh"
+#include "reducelab/segmented/warp/group_reduce.cuh"
+#include "reducelab/thread/thread_fold.cuh"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace reducelab::segmented::agent {
+
+/// Items per lane below which a piece stays with its group.
+inline constexpr int group_items = 16;
+
+/// Whether a commutative fold may read T in 16-byte vectors: a whole number of values per vector, each at its own
+/// alignment (so a vector-aligned address starts a value).
+template <class T>
+inline constexpr bool vector_fold = sizeof(T) <= 16 && 16 % sizeof(T) == 0 && alignof(T) == sizeof(T);
+
+/// Commutative functors only: acc joined with the elements in[first, last) that fall to `rank` of `lanes` lanes
+/// sharing the range (vector-aligned 16-byte loads, four in flight per lane, where T allows; the unaligned head and
+/// tail, and other types, element by element).
+template <class T, class OpT>
+__device__ __forceinline__ T fold_share(T acc, const T* __restrict__ in, long long first, long long last, int rank,
+                                        int lanes, OpT op) {
+  if constexpr (vector_fold<T>) {
+    constexpr long long per_vector = static_cast<long long>(16 / sizeof(T));
+    const long long misaligned = static_cast<long long>(reinterpret_cast<std::uintptr_t>(in + first) % 16 / sizeof(T));
+    long long head = misaligned == 0 ? 0 : per_vector - misaligned;
+    if (head > last - first) head = last - first;
+    for (long long i = rank; i < head; i += lanes) acc = op(acc, in[first + i]);
+    const long long vectors = (last - first - head) / per_vector;
+    const uint4* body = reinterpret_cast<const uint4*>(in + first + head);
+    const auto fold_vector = [&](const uint4& v) {
+      T values[per_vector];
+      memcpy(values, &v, sizeof(v));
+#pragma unroll
+      for (int j = 0; j < per_vector; ++j) acc = op(acc, values[j]);
+    };
+    long long i = rank;
+    for (; i + 3LL * lanes < vectors; i += 4LL * lanes) {
+      const uint4 a = __ldg(body + i), b = __ldg(body + i + lanes), c = __ldg(body + i + 2LL * lanes),
+                  d = __ldg(body + i + 3LL * lanes);
+      fold_vector(a);
+      fold_vector(b);
+      fold_vector(c);
+      fold_vector(d);
+    }
+    // This lane's last vectors (at most three), loaded together before any is folded: a short piece costs one
+    // round trip to memory, not one per vector.
+    const bool has_a = i < vectors, has_b = i + lanes < vectors, has_c = i + 2LL * lanes < vectors;
+    uint4 a{}, b{}, c{};
+    if (has_a) a = __ldg(body + i);
+    if (has_b) b = __ldg(body + i + lanes);
+    if (has_c) c = __ldg(body + i + 2LL * lanes);
+    if (has_a) fold_vector(a);
+    if (has_b) fold_vector(b);
+    if (has_c) fold_vector(c);
+    for (long long j = first + head + vectors * per_vector + rank; j < last; j += lanes) acc = op(acc, in[j]);
+    return acc;
+  } else {
+    return thread::fold_strided(acc, in, static_cast<std::size_t>(first + rank), static_cast<std::size_t>(last),
+                                static_cast<std::size_t>(lanes), op);
+  }
+}
+
+/// The combination of in[first, last) in order by the G lanes of this lane's group (G = 1, 2, 4, ..., 32); valid in
+/// the group's first lane. The whole warp must call it together (each group with its own range, empty for a group
+/// with nothing to do).
+template <int G, class T, class OpT>
+__device__ __forceinline__ T group_reduce_range(const T* __restrict__ in, long long first, long long last, OpT op) {
+  const int rank = static_cast<int>(threadIdx.x % G);
+  T mine;
+  if constexpr (is_commutative_v<OpT>) {
+    mine = fold_share(identity_of<OpT, T>(), in, first, last, rank, G, op);
+  } else {
+    // Rank r folds one contiguous chunk, so joining the ranks in order is the in-order result.
+    const long long chunk = (last - first + G - 1) / G;
+    const long long a = first + rank * chunk < last ? first + rank * chunk : last;
+    const long long b = a + chunk < last ? a + chunk : last;
+    mine = thread::fold_strided(identity_of<OpT, T>(), in, static_cast<std::size_t>(a), static_cast<std::size_t>(b), 1,
+                                op);
+  }
+  if constexpr (G == 1) {
+    return mine;
+  } else {
+    return reduce_in_group_order_converged<G>(mine, op);
+  }
+}
+
+/// The whole block's in-order combination of in[first, last); valid in thread 0. Every thread must call it, and the
+/// caller syncs before reusing the storage.
+template <int Threads, class T, class OpT, class StorageT>
+__device__ __forceinline__ T block_reduce_piece(const T* __restrict__ in, long long first, long long last, OpT op,
+                                                StorageT& storage) {
+  if constexpr (is_commutative_v<OpT>) {
+    const T mine = fold_share(identity_of<OpT, T>(), in, first, last, static_cast<int>(threadIdx.x), Threads, op);
+    return ::reducelab::block::reduce_in_thread_order<Threads>(mine, op, storage.reduce);
+  } else {
+    return ::reducelab::block::reduce_range<Threads>(in, static_cast<std::size_t>(first), static_cast<std::size_t>(last),
+                                                     op, storage);
+  }
+}
+
+/// Where piece k of the stretch lies: its segment, its elements [first, last) on the path, and `base`, so that path
+/// element j of the piece is in[base + j].
+struct piece_bounds {
+  long long segment, first, last, base;
+};
+
+template <element_map Map, class OffsetT, class BeginT>
+__device__ __forceinline__ piece_bounds piece_at(const segment_source<OffsetT, BeginT>& src, path_coord from,
+                                                 path_coord to, long long k) {
+  piece_bounds p;
+  p.segment = from.segment + k;
+  const long long start = static_cast<long long>(src.offsets[p.segment]) - src.origin;
+  p.first = start > from.element ? start : from.element;
+  p.last = p.segment < to.segment ? src.end(p.segment) : to.element;
+  if (p.last < p.first) p.last = p.first;  // decreasing offsets are outside the contract; stay in bounds anyway
+  p.base = src.template base<Map>(p.segment);
+  return p;
+}
+
+/// Walk the block's stretch [from, to) piece by piece with groups of G lanes; see the file comment. Every thread must
+/// call it; the carry-out is valid in thread 0.
+template <int G, class PolicyT, element_map Map, class T, class OffsetT, class BeginT, class OpT>
+__device__ __forceinline__ T reduce_pieces(const T* __restrict__ in, const segment_source<OffsetT, BeginT>& src,
+                                           path_coord from, path_coord to, T* out, OpT op, long long average,
+                                           block_storage<PolicyT, T, OpT, Map>& storage) {
+  using storage_t = block_storage<PolicyT, T, OpT, Map>;
+  constexpr int threads = PolicyT::block_threads;
+  constexpr int groups = threads / G;
+  constexpr int warps = threads / 32;
+  const int tid = threadIdx.x;
+  const int rank = tid % G;
+  // Pieces 0..to.segment - from.segment, the last only when a segment is in progress at `to`.
+  const long long pieces = (to.segment - from.segment) + (to.segment < src.num_segments ? 1 : 0);
+  const auto finish = [&](long long segment, const T& value) {
+    if (segment < to.segment) {
+      out[segment] = value;
+    } else {
+      storage.carry() = value;
+    }
+  };
+  if (tid == 0) {
+    storage.long_count = 0;
+    storage.mid_count = 0;
+    storage.carry() = identity_of<OpT, T>();
+  }
+  __syncthreads();
+
+  // A warp takes 32 / G consecutive pieces per round, and all its lanes run the same rounds (a group past the end, or
+  // whose piece went to a list, reduces an empty range), so that group reductions can use full-warp shuffles.
+  constexpr int per_warp = 32 / G;
+  // A piece much longer than the stretch's average goes to a warp (or the block): skew does not stall a group.
+  const long long list_from = 4 * average > G * group_items ? 4 * average : G * group_items;
+  for (long long round = static_cast<long long>(tid / 32) * per_warp; round < pieces; round += groups) {
+    const long long k = round + (tid % 32) / G;
+    piece_bounds p{0, 0, 0, 0};
+    bool mine = k < pieces;
+    if (mine) {
+      p = piece_at<Map>(src, from, to, k);
+      const long long length = p.last - p.first;
+      const bool for_block = length >= PolicyT::long_run_items;
+      if (for_block || (length >= list_from && G < 32)) {
+        int listed = 0;
+        if (rank == 0) {
+          int* count = for_block ? &storage.long_count : &storage.mid_count;
+          long long* list = for_block ? storage.long_pieces : storage.mid_pieces;
+          const int capacity = for_block ? storage_t::max_long_pieces : storage_t::max_mid_pieces;
+          const int at = atomicAdd(count, 1);
+          if (at < capacity) {
+            list[at] = k;
+            listed = 1;
+          }
+        }
+        if constexpr (G > 1) listed = __shfl_sync(group_lanes<G>(), listed, 0, G);
+        mine = listed == 0;
+      }
+    }
+    __syncwarp();
+    const T value = group_reduce_range<G>(in, mine ? p.base + p.first : 0, mine ? p.base + p.last : 0, op);
+    if (mine && rank == 0) finish(p.segment, value);
+  }
+  __syncthreads();  // the lists are complete
+
+  const int mids = storage.mid_count < storage_t::max_mid_pieces ? storage.mid_count : storage_t::max_mid_pieces;
+  for (int i = tid / 32; i < mids; i += warps) {
+    const piece_bounds p = piece_at<Map>(src, from, to, storage.mid_pieces[i]);
+    const T value = group_reduce_range<32>(in, p.base + p.first, p.base + p.last, op);
+    if (tid % 32 == 0) finish(p.segment, value);
+  }
+  const int longs = storage.long_count < storage_t::max_long_pieces ? storage.long_count : storage_t::max_long_pieces;
+  for (int i = 0; i < longs; ++i) {
+    const piece_bounds p = piece_at<Map>(src, from, to, storage.long_pieces[i]);
+    const T value = block_reduce_piece<threads>(in, p.base + p.first, p.base + p.last, op, storage.range());
+    if (tid == 0) finish(p.segment, value);
+    __syncthreads();  // the range storage is free again
+  }
+  __syncthreads();  // the carry is written
+  return storage.carry();
+}
+
+/// The pieces walk with groups of about average / pieces_items_per_lane lanes (a power of two, 1 to 32).
+template <class PolicyT, element_map Map, class T, class OffsetT, class BeginT, class OpT>
+__device__ __forceinline__ T reduce_pieces_by_average(const T* __restrict__ in,
+                                                      const segment_source<OffsetT, BeginT>& src, path_coord from,
+                                                      path_coord to, T* out, OpT op, long long average,
+                                                      block_storage<PolicyT, T, OpT, Map>& storage) {
+  const long long lanes = average / PolicyT::pieces_items_per_lane;
+  if (lanes >= 32) return reduce_pieces<32, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  if (lanes >= 16) return reduce_pieces<16, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  if (lanes >= 8) return reduce_pieces<8, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  if (lanes >= 4) return reduce_pieces<4, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  if (lanes >= 2) return reduce_pieces<2, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  return reduce_pieces<1, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+}
+
+}  // namespace reducelab::segmented::agent
