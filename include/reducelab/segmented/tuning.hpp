@@ -1,8 +1,10 @@
 // The tuning of reducelab::segmented_reduce and reduce_by_key, as data (the scalar reduction's table is
 // reducelab/tuning/; this one is separate because the kernels and their trade-offs are different).
 //
-// UNTUNED DEFAULTS: these numbers were chosen by reasoning (shared memory per block, items per thread that amortize
-// one block scan per tile), not measured. They stand until `reducelab tune` covers the segmented kernels.
+// MOSTLY UNTUNED: the template parameters were chosen by reasoning (shared memory per block, items per thread that
+// amortize one block scan per tile), not measured; only pieces_min_average and pieces_items_per_lane were picked from
+// H100 measurements (below). They stand until `reducelab tune` covers the segmented kernels. With the default
+// pieces_min_average of 0 the tile walk does not run, so items_per_thread matters only to a policy that raises it.
 //
 //   block_threads      threads per block of the main (merge-path) kernel
 //   items_per_thread   path steps (an element or a segment end) each thread walks per tile; a tile is
