@@ -311,6 +311,100 @@ TEST(LibrarySegmentedReduce, NoSegmentsLaunchesNothing) {
   EXPECT_EQ(out[0], 42);
 }
 
+TEST(LibrarySegmentedReduce, GraphReplaysSeeTheirOwnInput) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // A graph's replays launch with the epoch frozen at capture: without the captured clear of the carry slots, a replay
+  // would take the previous replay's carries for its own. Segments that cross many blocks (a giant one, and lengths of
+  // 4096) make every block publish and most look back; the input changes between replays.
+  std::vector<long long> lengths = uniform(2000, 4096);
+  lengths[700] = std::int64_t{1} << 23;
+  const layout l = consecutive(lengths, "graph replays");
+  std::vector<long long> offsets(l.begins.begin(), l.begins.end());
+  offsets.push_back(l.ends.back());
+  const thrust::device_vector<long long> d_offsets(offsets.begin(), offsets.end());
+  thrust::device_vector<std::int32_t> d_in(l.n);
+  thrust::device_vector<std::int32_t> d_out(lengths.size());
+  cudaStream_t stream = nullptr;
+  CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  reducelab::segmented_reduce(raw(d_in), raw(d_offsets), raw(d_offsets) + 1, lengths.size(), raw(d_out), add{}, stream);
+  CUDA_TRY(cudaStreamEndCapture(stream, &graph));
+  CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay) {
+    SCOPED_TRACE("replay " + std::to_string(replay));
+    const std::vector<std::int32_t> in = random_values<std::int32_t>(l.n, 100 + replay);
+    CUDA_TRY(cudaMemcpy(raw(d_in), in.data(), in.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaGraphLaunch(exec, stream));
+    CUDA_TRY(cudaStreamSynchronize(stream));
+    std::vector<std::int32_t> got(lengths.size());
+    CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+    expect_exact(got, in, l, add{}, "graph replay");
+  }
+  CUDA_TRY(cudaGraphExecDestroy(exec));
+  CUDA_TRY(cudaGraphDestroy(graph));
+  CUDA_TRY(cudaStreamDestroy(stream));
+}
+
+namespace segmented_library_test {
+
+/// The default policy, but every stretch takes the merge-path tile walk (agent/merge_path_block.cuh), which the
+/// default policy's pieces_min_average of 0 never picks.
+template <class T>
+struct tile_walk_policy : reducelab::segmented::tuning::default_policy<sizeof(T)> {
+  static constexpr int pieces_min_average = 1 << 30;
+};
+
+/// The main kernel under tile_walk_policy over one offsets array, launched as detail/dispatch.cuh does.
+template <class T, class OpT>
+std::vector<T> tile_walk_segments(const std::vector<T>& in, const layout& l, OpT op) {
+  namespace seg = reducelab::segmented;
+  using policy = tile_walk_policy<T>;
+  const thrust::device_vector<T> d_in(in.begin(), in.end());
+  std::vector<long long> offsets(l.begins.begin(), l.begins.end());
+  offsets.push_back(l.ends.back());
+  const thrust::device_vector<long long> d_offsets(offsets.begin(), offsets.end());
+  thrust::device_vector<T> d_out(l.begins.size());
+  const auto kernel = &seg::kernels::merge_path_segments<policy, seg::agent::element_map::contiguous, OpT, T, long long,
+                                                         long long>;
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_TRY(cudaGetDevice(&device));
+  CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, policy::block_threads, 0));
+  const long long grid = static_cast<long long>(per_sm) * sms;  // all resident, as the look-back needs
+  thrust::device_vector<unsigned char> slots(seg::grid::carry_slots<T>::bytes_for(grid), 0);  // epoch 1 never seen
+  seg::kernels::segment_count count;
+  count.host = static_cast<long long>(l.begins.size());
+  kernel<<<static_cast<unsigned>(grid), policy::block_threads>>>(
+      raw(d_in), raw(d_offsets), static_cast<const long long*>(nullptr), count, raw(d_out),
+      seg::grid::carry_slots<T>::carve(raw(slots), grid, 1), op);
+  CUDA_TRY(cudaGetLastError());
+  CUDA_TRY(cudaDeviceSynchronize());
+  std::vector<T> got(l.begins.size());
+  CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  return got;
+}
+
+}  // namespace segmented_library_test
+
+TEST(LibrarySegmentedReduce, TileWalkUnderAPolicyThatPicksIt) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  std::vector<long long> giant = random_lengths(300'000, 0, 3, 61);
+  giant[150'000] = std::int64_t{1} << 21;
+  const std::vector<layout> layouts{consecutive(uniform(1 << 20, 1), "tiles, length 1"),
+                                    consecutive(uniform(8192, 256), "tiles, length 256"),
+                                    consecutive(random_lengths(200'000, 0, 40, 62), "tiles, lengths 0..40", 5),
+                                    consecutive(giant, "tiles, giant among tiny")};
+  for (const layout& l : layouts) {
+    SCOPED_TRACE(l.name);
+    const std::vector<std::int32_t> ints = random_values<std::int32_t>(l.n, 63);
+    expect_exact(tile_walk_segments(ints, l, add{}), ints, l, add{}, "tile walk, int32 +");
+    const std::vector<affine_u32> maps = random_values<affine_u32>(l.n, 64);
+    expect_exact(tile_walk_segments(maps, l, compose{}), maps, l, compose{}, "tile walk, affine");
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // reduce_by_key
 // ---------------------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 // CPU: the merge-path arithmetic of the segmented reductions (include/reducelab/segmented/merge_path.cuh) — the
-// diagonal search, the warp's 32-probe search, how blocks split the path, and the carry bookkeeping of the fix-up —
-// plus a CPU mirror of one block's walk (agent/merge_path_block.cuh: tiles, threads, the block scan, long runs) and of
-// the fix-up kernel, run with a non-commutative functor against the in-order fold of every segment.
+// diagonal search, the warp's 32-probe search, how blocks split the path, and which blocks join carries across block
+// boundaries — plus a CPU mirror of one block's walk (agent/merge_path_block.cuh: tiles, threads, the block scan, long
+// runs) and of the look-back over the blocks' carries (segmented/grid/segment_carries.cuh: 32 blocks per round, the
+// nearest published prefix), run with a non-commutative functor against the in-order fold of every segment.
 #include "reducelab/segmented/merge_path.cuh"
 
 #include <gtest/gtest.h>
@@ -166,46 +167,80 @@ affine walk_block(const std::vector<affine>& in, const offsets_t& o, seg::path_c
   return carry;
 }
 
-/// The whole launch on the CPU: every block's walk, then the fix-up kernel's logic with `fix_threads` threads.
-std::vector<affine> emulate(const std::vector<affine>& in, const offsets_t& o, long long grid, shape sh, int fix_threads,
+/// One block's published slot on the CPU.
+struct cpu_slot {
+  bool ready = false;
+  affine value{};
+};
+
+/// The device look-back (grid/segment_carries.cuh) on the CPU: rounds of 32 blocks ending before `block`; in each, the
+/// nearest block with a published prefix, the aggregates of the blocks after it, joined in block order.
+affine look_back(const std::vector<cpu_slot>& aggregates, const std::vector<cpu_slot>& prefixes, long long block) {
+  affine after = identity;
+  for (long long window_end = block;; window_end -= 32) {
+    int nearest_prefix = -1;
+    for (int lane = 31; lane >= 0 && nearest_prefix < 0; --lane) {
+      const long long j = window_end - 32 + lane;
+      if (j < 0 || prefixes[static_cast<std::size_t>(j)].ready) nearest_prefix = lane;
+    }
+    affine window = identity;
+    for (int lane = nearest_prefix < 0 ? 0 : nearest_prefix; lane < 32; ++lane) {
+      const long long j = window_end - 32 + lane;
+      if (j < 0) continue;  // before block 0: the identity
+      const cpu_slot& slot = lane == nearest_prefix ? prefixes[static_cast<std::size_t>(j)] : aggregates[static_cast<std::size_t>(j)];
+      EXPECT_TRUE(slot.ready) << "block " << block << " would wait forever on block " << j;
+      window = compose{}(window, slot.value);
+    }
+    after = compose{}(window, after);
+    if (nearest_prefix >= 0) return after;
+  }
+}
+
+/// The whole launch on the CPU: every block's walk and published carry, then the look-backs, latest block first (so
+/// that no block passed through has published its prefix yet and the look-back has to cross rounds of aggregates).
+std::vector<affine> emulate(const std::vector<affine>& in, const offsets_t& o, long long grid, shape sh,
                             std::vector<int>* writes_out = nullptr) {
   const long long S = num_segments(o), E = num_elements(o);
   std::vector<affine> out(static_cast<std::size_t>(S), affine{0xdeadu, 0xbeefu});
   std::vector<int> writes(static_cast<std::size_t>(S), 0);
-  std::vector<long long> carry_segment(static_cast<std::size_t>(grid));
-  std::vector<affine> carry_value(static_cast<std::size_t>(grid));
+  std::vector<cpu_slot> aggregates(static_cast<std::size_t>(grid)), prefixes(static_cast<std::size_t>(grid));
+  std::vector<seg::path_coord> from(static_cast<std::size_t>(grid)), to(static_cast<std::size_t>(grid));
+  std::vector<affine> carry(static_cast<std::size_t>(grid), identity);
+  std::vector<bool> walked(static_cast<std::size_t>(grid), false);
   const long long tile_steps = static_cast<long long>(sh.threads) * sh.items;
+  const auto first_start = [&](long long b) {
+    const long long s = from[static_cast<std::size_t>(b)].segment;
+    return s < S ? o[static_cast<std::size_t>(s)] - o[0] : E;
+  };
   for (long long b = 0; b < grid; ++b) {
+    const std::size_t i = static_cast<std::size_t>(b);
     const seg::diagonal_range r = seg::block_diagonals(b, grid, S + E, tile_steps);
-    if (r.first == r.last) {
-      carry_segment[b] = S;
-      carry_value[b] = identity;
-      continue;
+    if (r.first == r.last) continue;  // past the end: publishes nothing
+    walked[i] = true;
+    from[i] = warp_search(r.first, o);
+    to[i] = warp_search(r.last, o);
+    carry[i] = walk_block(in, o, from[i], to[i], out, writes, sh);
+    // As the device publishes: a prefix where the segment starts, an aggregate where the block passes through.
+    if (seg::passes_through(from[i], to[i], first_start(b))) {
+      aggregates[i] = {true, carry[i]};
+    } else {
+      prefixes[i] = {true, carry[i]};
     }
-    const seg::path_coord from = warp_search(r.first, o), to = warp_search(r.last, o);
-    carry_segment[b] = to.segment;
-    carry_value[b] = walk_block(in, o, from, to, out, writes, sh);
   }
-  // fix_up_carries
-  const long long per = (grid + fix_threads - 1) / fix_threads;
-  std::vector<seg::flagged<affine>> mine(static_cast<std::size_t>(fix_threads), {identity, false});
-  for (int t = 0; t < fix_threads; ++t) {
-    const long long first = std::min(t * per, grid), last = std::min(first + per, grid);
-    for (long long c = first; c < last; ++c)
-      mine[t] = seg::then(mine[t], seg::flagged<affine>{carry_value[c], seg::opens_run(carry_segment.data(), c)}, compose{});
-  }
-  seg::flagged<affine> before{identity, false};
-  for (int t = 0; t < fix_threads; ++t) {
-    const long long first = std::min(t * per, grid), last = std::min(first + per, grid);
-    affine running = before.value;
-    for (long long c = first; c < last; ++c) {
-      running = seg::opens_run(carry_segment.data(), c) ? carry_value[c] : compose{}(running, carry_value[c]);
-      if (seg::needs_prefix(carry_segment.data(), c, grid)) {
-        const long long s = carry_segment[c];
-        out[s] = compose{}(running, out[s]);
-      }
+  for (long long b = grid - 1; b >= 0; --b) {
+    const std::size_t i = static_cast<std::size_t>(b);
+    if (!walked[i]) continue;
+    const bool through = seg::passes_through(from[i], to[i], first_start(b));
+    const bool finishes = seg::finishes_earlier_segment(from[i], to[i], first_start(b));
+    EXPECT_FALSE(through && finishes);
+    if (!through && !finishes) continue;
+    const affine before = look_back(aggregates, prefixes, b);
+    if (finishes) {
+      affine& slot = out[static_cast<std::size_t>(from[i].segment)];
+      slot = compose{}(before, slot);
+    } else {
+      prefixes[i] = {true, compose{}(before, carry[i])};
     }
-    before = seg::then(before, mine[t], compose{});
   }
   if (writes_out != nullptr) *writes_out = writes;
   return out;
@@ -253,10 +288,10 @@ void expect_blocks_cover_path(const offsets_t& o, long long grid, long long min_
   for (long long s = 0; s < S; ++s) ASSERT_EQ(end_seen[s], 1) << "end of segment " << s;
 }
 
-void expect_emulation_exact(const offsets_t& o, long long grid, shape sh, int fix_threads, std::uint64_t seed) {
+void expect_emulation_exact(const offsets_t& o, long long grid, shape sh, std::uint64_t seed) {
   const std::vector<affine> in = random_values(static_cast<std::size_t>(o.back()), seed);
   std::vector<int> writes;
-  const std::vector<affine> got = emulate(in, o, grid, sh, fix_threads, &writes);
+  const std::vector<affine> got = emulate(in, o, grid, sh, &writes);
   const std::vector<affine> want = reference(in, o);
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t s = 0; s < want.size(); ++s) {
@@ -320,7 +355,7 @@ TEST(SegmentedPartition, EmptyInputsAndNoSegments) {
   EXPECT_EQ(search(0, no_segments).segment, 0);
   EXPECT_EQ(search(0, no_segments).element, 0);
   expect_blocks_cover_path(no_segments, 4, 1);
-  expect_emulation_exact(no_elements, 5, {4, 2, 8}, 3, 1);
+  expect_emulation_exact(no_elements, 5, {4, 2, 8}, 1);
 }
 
 TEST(SegmentedPartition, ProbesNarrowTheWindow) {
@@ -357,7 +392,7 @@ TEST(SegmentedPartition, GiantSegmentSpansManyBlocks) {
   const offsets_t o = offsets_of(lengths);
   expect_blocks_cover_path(o, 300, 16);
   expect_blocks_cover_path(offsets_of({1'000'000}), 1000, 16);
-  // Every block inside the giant carries the same segment: the fix-up's runs.
+  // Every block inside the giant carries the same segment: the blocks a look-back crosses.
   const long long S = num_segments(o), total = S + num_elements(o);
   int inside = 0;
   for (long long b = 0; b < 300; ++b) {
@@ -367,18 +402,24 @@ TEST(SegmentedPartition, GiantSegmentSpansManyBlocks) {
   EXPECT_GT(inside, 100);
 }
 
-TEST(SegmentedPartition, CarryBookkeeping) {
-  // Blocks ending inside segments 0, 3, 3, 3, 5, 5 and past the last (S = 6).
-  const long long carry_segment[] = {0, 3, 3, 3, 5, 5, 6, 6};
-  EXPECT_TRUE(seg::opens_run(carry_segment, 0));
-  EXPECT_TRUE(seg::opens_run(carry_segment, 1));
-  EXPECT_FALSE(seg::opens_run(carry_segment, 2));
-  EXPECT_TRUE(seg::needs_prefix(carry_segment, 0, 8));   // block 1 finished segment 0
-  EXPECT_FALSE(seg::needs_prefix(carry_segment, 1, 8));  // block 2 lies inside segment 3
-  EXPECT_TRUE(seg::needs_prefix(carry_segment, 3, 8));   // block 4 finished segment 3
-  EXPECT_TRUE(seg::needs_prefix(carry_segment, 5, 8));
-  EXPECT_FALSE(seg::needs_prefix(carry_segment, 6, 8));  // past the end
-  EXPECT_FALSE(seg::needs_prefix(carry_segment, 7, 8));
+TEST(SegmentedPartition, WhichBlocksLookBack) {
+  // Segments [0,4) [4,4) [4,10): start(0) = 0, start(2) = 4.
+  const seg::path_coord c0{0, 0}, c1{0, 3}, c2{2, 5}, c3{2, 8}, c4{3, 10}, at_start{2, 4};
+  // The first block: its segment starts with it.
+  EXPECT_FALSE(seg::passes_through(c0, c1, 0));
+  EXPECT_FALSE(seg::finishes_earlier_segment(c0, c1, 0));
+  // Ends segment 0 (begun in the block before) and segment 1, carries segment 2 out.
+  EXPECT_FALSE(seg::passes_through(c1, c2, 0));
+  EXPECT_TRUE(seg::finishes_earlier_segment(c1, c2, 0));
+  // Wholly inside segment 2, which began before it.
+  EXPECT_TRUE(seg::passes_through(c2, c3, 4));
+  EXPECT_FALSE(seg::finishes_earlier_segment(c2, c3, 4));
+  // Ends segment 2, the last.
+  EXPECT_FALSE(seg::passes_through(c3, c4, 4));
+  EXPECT_TRUE(seg::finishes_earlier_segment(c3, c4, 4));
+  // Inside segment 2 but starting exactly where it starts: its carry is already the segment's prefix.
+  EXPECT_FALSE(seg::passes_through(at_start, c3, 4));
+  EXPECT_FALSE(seg::finishes_earlier_segment(at_start, c4, 4));
 }
 
 TEST(SegmentedPartition, ThenJoinsInOrder) {
@@ -391,7 +432,7 @@ TEST(SegmentedPartition, ThenJoinsInOrder) {
   EXPECT_TRUE(seg::then(seg::then(c, a, op), b, op).value == seg::then(c, seg::then(a, b, op), op).value);
 }
 
-// The CPU mirror of the whole launch: tiles of 4 threads x 3 items, long runs from 9 elements, a fix-up of 3 threads.
+// The CPU mirror of the whole launch: tiles of 4 threads x 3 items, long runs from 9 elements, then the look-backs.
 TEST(SegmentedPartition, EmulatedLaunchIsInOrderOnEveryLayout) {
   const shape small{4, 3, 9};
   std::mt19937_64 rng(7);
@@ -403,7 +444,7 @@ TEST(SegmentedPartition, EmulatedLaunchIsInOrderOnEveryLayout) {
     const offsets_t o = offsets_of(lengths, round % 3);
     for (long long grid : {1LL, 3LL, 16LL, 200LL}) {
       SCOPED_TRACE("round " + std::to_string(round) + ", grid " + std::to_string(grid));
-      expect_emulation_exact(o, grid, small, 3, round);
+      expect_emulation_exact(o, grid, small, round);
     }
   }
 }
@@ -412,12 +453,12 @@ TEST(SegmentedPartition, EmulatedUniformLengthsAndNinetyPercentEmpty) {
   const shape sh{8, 4, 32};
   for (long long len : {1LL, 8LL, 32LL, 256LL, 4096LL}) {
     SCOPED_TRACE("length " + std::to_string(len));
-    expect_emulation_exact(offsets_of(std::vector<long long>(static_cast<std::size_t>(20000 / len + 1), len)), 40, sh, 5,
+    expect_emulation_exact(offsets_of(std::vector<long long>(static_cast<std::size_t>(20000 / len + 1), len)), 40, sh,
                            static_cast<std::uint64_t>(len));
   }
   std::mt19937_64 rng(3);
   std::vector<long long> mostly_empty(5000);
   for (auto& l : mostly_empty) l = rng() % 10 == 0 ? static_cast<long long>(rng() % 20) : 0;
-  expect_emulation_exact(offsets_of(mostly_empty), 37, sh, 4, 9);
-  expect_emulation_exact(offsets_of({50'000}), 100, sh, 7, 11);  // one segment over every block
+  expect_emulation_exact(offsets_of(mostly_empty), 37, sh, 9);
+  expect_emulation_exact(offsets_of({50'000}), 100, sh, 11);  // one segment over every block
 }

@@ -124,25 +124,31 @@ __host__ __device__ __forceinline__ flagged<T> then(const flagged<T>& a, const f
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// What the fix-up does with the blocks' carries
+// How the blocks' carries are joined (grid/segment_carries.cuh does it on the device)
 // ---------------------------------------------------------------------------------------------------------
 
-// Block b ends inside segment carry_segment[b] (S when it ends past the last one) holding carry[b], that segment's
-// elements within block b. Block b + 1 starts in that same segment; if it also passes the segment's end it has written
-// the segment's output from its own elements only, and the fix-up puts in front of it the carries of the blocks that
-// hold the segment's earlier elements: the run of blocks c <= b whose carry_segment equals carry_segment[b]
-// (consecutive, since carry_segment never decreases).
+// Block b walks [from, to) and carries out what it holds of segment to.segment (the segment in progress at its end).
+// A segment that crosses block boundaries starts in one block, passes through zero or more blocks that hold nothing
+// else, and ends in a later block, which has reduced only its own elements of it: that block puts the carries of the
+// blocks before it in front, back to the block where the segment starts. Which of these a block is depends on its
+// stretch and on where its first segment starts (first_start: start(from.segment), relative to the first segment's
+// start like the elements).
 
-/// Whether carry c opens a new run (its segment is not the one carried by block c - 1).
-template <class SegT>
-__host__ __device__ __forceinline__ bool opens_run(const SegT* carry_segment, long long c) {
-  return c == 0 || carry_segment[c] != carry_segment[c - 1];
+/// Whether the block's first segment began in an earlier block.
+__host__ __device__ constexpr bool begins_inside_segment(path_coord from, long long first_start) {
+  return first_start < from.element;
 }
 
-/// Whether block c + 1 finished the segment block c carried out, so that its output needs carries up to c in front.
-template <class SegT>
-__host__ __device__ __forceinline__ bool needs_prefix(const SegT* carry_segment, long long c, long long count) {
-  return c + 1 < count && carry_segment[c] < carry_segment[c + 1];
+/// Whether the block lies wholly inside one segment that began earlier: its carry is only part of that segment's
+/// prefix, and the blocks after it look past it.
+__host__ __device__ constexpr bool passes_through(path_coord from, path_coord to, long long first_start) {
+  return from.segment == to.segment && begins_inside_segment(from, first_start);
+}
+
+/// Whether the block ends a segment that began in an earlier block: its output for from.segment needs the earlier
+/// blocks' carries in front.
+__host__ __device__ constexpr bool finishes_earlier_segment(path_coord from, path_coord to, long long first_start) {
+  return from.segment < to.segment && begins_inside_segment(from, first_start);
 }
 
 }  // namespace reducelab::segmented

@@ -15,23 +15,23 @@
 //                      (left to itself it picked 40 registers and spilled for 4-byte values with 64-bit offsets) nor
 //                      drops below that many resident blocks
 //   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows)
-//   fix_up_threads     threads of the one block that combines the blocks' carries in order
 //   pieces_min_average a block whose stretch averages at least this many elements per segment reduces it segment by
 //                      segment (agent/segment_pieces.cuh) instead of in merge-path tiles. 0 (pieces always): on the
 //                      H100 at 2^24 int32 the pieces walk beat the tiles at every uniform length measured, 1 to 2^20
 //                      (1.2x at length 1, 2.5x at 8); the tiles stay for a policy that sets it higher
 //   pieces_items_per_lane  the pieces walk gives a segment about average / this many lanes (a power of two, 1..32);
 //                      8 measured best on the H100 (16, 32, 64 were up to 1.6x slower from length 32 to 256)
+//   pieces_loads_in_flight  16-byte loads a lane of the pieces walk issues before it folds any; 8 measured no faster
+//                      than 4 on the H100 (2^24 int32, lengths 1 to 2^20), and costs registers
 #pragma once
 
 #include <cstddef>
 
 namespace reducelab::segmented::tuning {
 
-template <int BlockThreads, int ItemsPerThread, int LongRunItems, int MinBlocksPerSm, int BlocksPerSm, int FixUpThreads>
+template <int BlockThreads, int ItemsPerThread, int LongRunItems, int MinBlocksPerSm, int BlocksPerSm>
 struct policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads >= 64 && BlockThreads <= 1024, "block_threads: 64..1024, whole warps");
-  static_assert(FixUpThreads % 32 == 0 && FixUpThreads >= 64 && FixUpThreads <= 1024, "fix_up_threads: 64..1024, whole warps");
   static_assert(ItemsPerThread >= 1 && ItemsPerThread <= 32, "items_per_thread: 1..32");
   static_assert(LongRunItems >= 1, "long_run_items: at least 1");
   static_assert(MinBlocksPerSm >= 1 && MinBlocksPerSm * BlockThreads <= 2048, "min_blocks_per_sm: 1..2048 / block_threads");
@@ -41,9 +41,9 @@ struct policy {
   static constexpr int long_run_items = LongRunItems;
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   static constexpr int blocks_per_sm = BlocksPerSm;
-  static constexpr int fix_up_threads = FixUpThreads;
   static constexpr int pieces_min_average = 0;
   static constexpr int pieces_items_per_lane = 8;
+  static constexpr int pieces_loads_in_flight = 4;
 };
 
 /// Items per thread by value size: a tile stages tile_steps values plus tile_steps + 1 eight-byte segment ends, so
@@ -57,6 +57,6 @@ constexpr int default_min_blocks_per_sm(std::size_t value_bytes) { return value_
 
 template <std::size_t ValueBytes>
 struct default_policy : policy<256, default_items_per_thread(ValueBytes), 256 * default_items_per_thread(ValueBytes),
-                               default_min_blocks_per_sm(ValueBytes), 0, 256> {};
+                               default_min_blocks_per_sm(ValueBytes), 0> {};
 
 }  // namespace reducelab::segmented::tuning

@@ -8,8 +8,8 @@
 // with one group reduction.
 //
 // Piece k of the stretch [from, to) is segment from.segment + k clipped to [from.element, to.element). Pieces that
-// end inside the stretch are written to out (the first may have begun in an earlier block: the fix-up puts that
-// block's carry in front, as it does for the tile walk); the piece of the segment in progress at `to`, when there is
+// end inside the stretch are written to out (the first may have begun in an earlier block: the kernel's look-back puts
+// the earlier blocks' carries in front, as it does for the tile walk); the piece of the segment in progress at `to`, when there is
 // one, is the block's carry-out. Three sizes of worker, so that one long segment among short ones does not hold a
 // few lanes for long:
 //   a group of G lanes   pieces up to 4 times the stretch's average length (and at least G * group_items), with G
@@ -43,11 +43,12 @@ template <class T>
 inline constexpr bool vector_fold = sizeof(T) <= 16 && 16 % sizeof(T) == 0 && alignof(T) == sizeof(T);
 
 /// Commutative functors only: acc joined with the elements in[first, last) that fall to `rank` of `lanes` lanes
-/// sharing the range (vector-aligned 16-byte loads, four in flight per lane, where T allows; the unaligned head and
+/// sharing the range (vector-aligned 16-byte loads, InFlight in flight per lane, where T allows; the unaligned head and
 /// tail, and other types, element by element).
-template <class T, class OpT>
+template <int InFlight, class T, class OpT>
 __device__ __forceinline__ T fold_share(T acc, const T* __restrict__ in, long long first, long long last, int rank,
                                         int lanes, OpT op) {
+  static_assert(InFlight >= 1 && InFlight <= 16, "loads in flight: 1..16");
   if constexpr (vector_fold<T>) {
     constexpr long long per_vector = static_cast<long long>(16 / sizeof(T));
     const long long misaligned = static_cast<long long>(reinterpret_cast<std::uintptr_t>(in + first) % 16 / sizeof(T));
@@ -63,24 +64,26 @@ __device__ __forceinline__ T fold_share(T acc, const T* __restrict__ in, long lo
       for (int j = 0; j < per_vector; ++j) acc = op(acc, values[j]);
     };
     long long i = rank;
-    for (; i + 3LL * lanes < vectors; i += 4LL * lanes) {
-      const uint4 a = __ldg(body + i), b = __ldg(body + i + lanes), c = __ldg(body + i + 2LL * lanes),
-                  d = __ldg(body + i + 3LL * lanes);
-      fold_vector(a);
-      fold_vector(b);
-      fold_vector(c);
-      fold_vector(d);
+    for (; i + (InFlight - 1LL) * lanes < vectors; i += static_cast<long long>(InFlight) * lanes) {
+      uint4 v[InFlight];
+#pragma unroll
+      for (int j = 0; j < InFlight; ++j) v[j] = __ldg(body + i + j * static_cast<long long>(lanes));
+#pragma unroll
+      for (int j = 0; j < InFlight; ++j) fold_vector(v[j]);
     }
-    // This lane's last vectors (at most three), loaded together before any is folded: a short piece costs one
+    // This lane's last vectors (fewer than InFlight), loaded together before any is folded: a short piece costs one
     // round trip to memory, not one per vector.
-    const bool has_a = i < vectors, has_b = i + lanes < vectors, has_c = i + 2LL * lanes < vectors;
-    uint4 a{}, b{}, c{};
-    if (has_a) a = __ldg(body + i);
-    if (has_b) b = __ldg(body + i + lanes);
-    if (has_c) c = __ldg(body + i + 2LL * lanes);
-    if (has_a) fold_vector(a);
-    if (has_b) fold_vector(b);
-    if (has_c) fold_vector(c);
+    if constexpr (InFlight > 1) {
+      uint4 v[InFlight - 1];
+#pragma unroll
+      for (int j = 0; j < InFlight - 1; ++j) {
+        v[j] = uint4{};
+        if (i + j * static_cast<long long>(lanes) < vectors) v[j] = __ldg(body + i + j * static_cast<long long>(lanes));
+      }
+#pragma unroll
+      for (int j = 0; j < InFlight - 1; ++j)
+        if (i + j * static_cast<long long>(lanes) < vectors) fold_vector(v[j]);
+    }
     for (long long j = first + head + vectors * per_vector + rank; j < last; j += lanes) acc = op(acc, in[j]);
     return acc;
   } else {
@@ -92,12 +95,12 @@ __device__ __forceinline__ T fold_share(T acc, const T* __restrict__ in, long lo
 /// The combination of in[first, last) in order by the G lanes of this lane's group (G = 1, 2, 4, ..., 32); valid in
 /// the group's first lane. The whole warp must call it together (each group with its own range, empty for a group
 /// with nothing to do).
-template <int G, class T, class OpT>
+template <int G, int InFlight, class T, class OpT>
 __device__ __forceinline__ T group_reduce_range(const T* __restrict__ in, long long first, long long last, OpT op) {
   const int rank = static_cast<int>(threadIdx.x % G);
   T mine;
   if constexpr (is_commutative_v<OpT>) {
-    mine = fold_share(identity_of<OpT, T>(), in, first, last, rank, G, op);
+    mine = fold_share<InFlight>(identity_of<OpT, T>(), in, first, last, rank, G, op);
   } else {
     // Rank r folds one contiguous chunk, so joining the ranks in order is the in-order result.
     const long long chunk = (last - first + G - 1) / G;
@@ -115,11 +118,11 @@ __device__ __forceinline__ T group_reduce_range(const T* __restrict__ in, long l
 
 /// The whole block's in-order combination of in[first, last); valid in thread 0. Every thread must call it, and the
 /// caller syncs before reusing the storage.
-template <int Threads, class T, class OpT, class StorageT>
+template <int Threads, int InFlight, class T, class OpT, class StorageT>
 __device__ __forceinline__ T block_reduce_piece(const T* __restrict__ in, long long first, long long last, OpT op,
                                                 StorageT& storage) {
   if constexpr (is_commutative_v<OpT>) {
-    const T mine = fold_share(identity_of<OpT, T>(), in, first, last, static_cast<int>(threadIdx.x), Threads, op);
+    const T mine = fold_share<InFlight>(identity_of<OpT, T>(), in, first, last, static_cast<int>(threadIdx.x), Threads, op);
     return ::reducelab::block::reduce_in_thread_order<Threads>(mine, op, storage.reduce);
   } else {
     return ::reducelab::block::reduce_range<Threads>(in, static_cast<std::size_t>(first), static_cast<std::size_t>(last),
@@ -204,7 +207,7 @@ __device__ __forceinline__ T reduce_pieces(const T* __restrict__ in, const segme
       }
     }
     __syncwarp();
-    const T value = group_reduce_range<G>(in, mine ? p.base + p.first : 0, mine ? p.base + p.last : 0, op);
+    const T value = group_reduce_range<G, PolicyT::pieces_loads_in_flight>(in, mine ? p.base + p.first : 0, mine ? p.base + p.last : 0, op);
     if (mine && rank == 0) finish(p.segment, value);
   }
   __syncthreads();  // the lists are complete
@@ -212,13 +215,13 @@ __device__ __forceinline__ T reduce_pieces(const T* __restrict__ in, const segme
   const int mids = storage.mid_count < storage_t::max_mid_pieces ? storage.mid_count : storage_t::max_mid_pieces;
   for (int i = tid / 32; i < mids; i += warps) {
     const piece_bounds p = piece_at<Map>(src, from, to, storage.mid_pieces[i]);
-    const T value = group_reduce_range<32>(in, p.base + p.first, p.base + p.last, op);
+    const T value = group_reduce_range<32, PolicyT::pieces_loads_in_flight>(in, p.base + p.first, p.base + p.last, op);
     if (tid % 32 == 0) finish(p.segment, value);
   }
   const int longs = storage.long_count < storage_t::max_long_pieces ? storage.long_count : storage_t::max_long_pieces;
   for (int i = 0; i < longs; ++i) {
     const piece_bounds p = piece_at<Map>(src, from, to, storage.long_pieces[i]);
-    const T value = block_reduce_piece<threads>(in, p.base + p.first, p.base + p.last, op, storage.range());
+    const T value = block_reduce_piece<threads, PolicyT::pieces_loads_in_flight>(in, p.base + p.first, p.base + p.last, op, storage.range());
     if (tid == 0) finish(p.segment, value);
     __syncthreads();  // the range storage is free again
   }

@@ -1,7 +1,8 @@
 // Host side of reducelab::segmented_reduce and reduce_by_key below the public entry: the grid, the workspace, and the
 // launches of the three paths.
 //
-//   flat        end_offsets == begin_offsets + 1: the merge-path pass over the caller's offsets, then the fix-up.
+//   flat        end_offsets == begin_offsets + 1: the merge-path pass over the caller's offsets (one launch: segments
+//               that cross blocks are joined inside it, segmented/grid/segment_carries.cuh).
 //   general     separate begin/end arrays (gaps, overlaps, any order): a DeviceScan of the segment lengths gives the
 //               offsets of a virtual layout with the segments end to end, and the same merge-path pass runs over it,
 //               reading each element where its segment really is. Balanced like the flat path, at the price of the scan
@@ -10,8 +11,8 @@
 //               offsets and their count on the device; a small kernel gathers each run's key and writes the count;
 //               the flat pass, told to read the count from the device, reduces the values.
 //
-// Workspace: the one-array path's carries (a size fixed by the value type and the device) come from the stream's own
-// workspace, as the scalar reduction's do (carries_workspace below). The general path and reduce_by_key need space
+// Workspace: the one-array path's carry slots (a size fixed by the value type and the device) come from the stream's
+// own workspace, as the scalar reduction's partials do (carries_workspace below). The general path and reduce_by_key need space
 // that grows with the segment or element count: allocated per call with cudaMallocAsync and released with
 // cudaFreeAsync on the caller's stream (stream ordered, and legal while the stream is captured into a graph, where it
 // becomes allocation nodes), which costs the pool's work on the stream at each call (about 1.5 us on an H100 for the
@@ -21,6 +22,7 @@
 #include "reducelab/core/error.hpp"
 #include "reducelab/core/traits.hpp"
 #include "reducelab/detail/device_properties.hpp"
+#include "reducelab/detail/dispatch.cuh"  // next_epoch: the scalar reduction's epochs, shared
 #include "reducelab/detail/resources.hpp"
 #include "reducelab/segmented/kernels/merge_path_segments.cuh"
 #include "reducelab/segmented/tuning.hpp"
@@ -44,6 +46,9 @@ using ::reducelab::detail::max_devices;
 
 template <class T>
 using policy_for = tuning::default_policy<sizeof(T)>;
+
+template <class T>
+using carry_slots = ::reducelab::segmented::grid::carry_slots<T>;
 
 template <class PolicyT, agent::element_map Map, class OpT, class T, class OffsetT, class BeginT>
 constexpr auto main_kernel() {
@@ -90,11 +95,19 @@ class stream_allocation {
   cudaStream_t stream_;
 };
 
-/// The one-array path's carries, whose size depends on the value type and the device only: the stream's own
+/// Clear `bytes` at `at` when the stream is being captured: a graph's replays all launch with the epoch frozen at
+/// capture, so the carry slots must not still hold the previous replay's words (segmented/grid/segment_carries.cuh).
+inline void clear_if_captured(void* at, std::size_t bytes, cudaStream_t stream) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  CUDA_TRY(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone && bytes > 0) CUDA_TRY(cudaMemsetAsync(at, 0, bytes, stream));
+}
+
+/// The one-array path's carry slots, whose size depends on the value type and the device only: the stream's own
 /// workspace, kept between calls as reducelab::reduce keeps its (detail/resources.hpp: borrowing from the pool on
 /// every call cost reducelab::reduce 1.3-1.7 µs per call on the H100), or, while the stream is being captured into
-/// a graph, an allocation the graph owns. Every block writes its carry before the fix-up reads it, so nothing
-/// left from an earlier call or graph replay is ever read.
+/// a graph, an allocation the graph owns, cleared before the kernel. Outside a graph nothing is cleared: every slot
+/// is tagged with its launch's epoch, so nothing left from an earlier call is ever taken for this one's.
 class carries_workspace {
  public:
   carries_workspace(std::size_t bytes, cudaStream_t stream, int device) {
@@ -106,6 +119,7 @@ class carries_workspace {
     } else {
       captured_.emplace(bytes, stream);
       memory_ = captured_->bytes();
+      CUDA_TRY(cudaMemsetAsync(memory_, 0, bytes, stream));
     }
   }
   unsigned char* bytes() const { return memory_; }
@@ -115,28 +129,22 @@ class carries_workspace {
   std::optional<stream_allocation> captured_;
 };
 
-/// Bytes of the carries of `grid` blocks: a segment index and a value each.
+/// Bytes of the carry slots of `grid` blocks.
 template <class T>
 constexpr std::size_t carry_bytes(long long grid) {
-  return align_up(sizeof(long long) * static_cast<std::size_t>(grid)) + align_up(sizeof(T) * static_cast<std::size_t>(grid));
+  return align_up(carry_slots<T>::bytes_for(grid));
 }
 
-/// The main pass and the fix-up over `offsets` (S + 1 entries; S known on the host or counted on the device), with the
-/// carries in `carries` (carry_bytes<T>(grid) bytes).
+/// The main pass over `offsets` (S + 1 entries; S known on the host or counted on the device), with the carry slots
+/// in `carries` (carry_bytes<T>(grid) bytes, cleared by the caller under graph capture).
 template <agent::element_map Map, class T, class OffsetT, class BeginT, class OpT>
 void launch_merge_path(const T* in, const OffsetT* offsets, const BeginT* begins, kernels::segment_count count, T* out,
                        unsigned char* carries, long long grid, OpT op, cudaStream_t stream) {
   using P = policy_for<T>;
-  auto* carry_segment = reinterpret_cast<long long*>(carries);
-  auto* carry_value = reinterpret_cast<T*>(carries + align_up(sizeof(long long) * static_cast<std::size_t>(grid)));
+  const auto slots = carry_slots<T>::carve(carries, grid, ::reducelab::detail::next_epoch());
   main_kernel<P, Map, OpT, T, OffsetT, BeginT>()<<<static_cast<unsigned>(grid), P::block_threads, 0, stream>>>(
-      in, offsets, begins, count, out, carry_segment, carry_value, op);
+      in, offsets, begins, count, out, slots, op);
   CUDA_TRY_LAUNCH();
-  if (grid > 1) {
-    kernels::fix_up_carries<P::fix_up_threads, OpT, T>
-        <<<1, P::fix_up_threads, 0, stream>>>(carry_segment, carry_value, grid, out, op);
-    CUDA_TRY_LAUNCH();
-  }
 }
 
 /// One offsets array: segment s is [offsets[s], offsets[s + 1]).
@@ -186,6 +194,7 @@ void general_segmented_reduce(const T* in, const OffsetT* begins, const OffsetT*
   auto* virtual_offsets = reinterpret_cast<long long*>(workspace.bytes());
   unsigned char* carries = workspace.bytes() + offsets_bytes;
   void* scan_temp = workspace.bytes() + offsets_bytes + carries_bytes;
+  clear_if_captured(carries, carries_bytes, stream);
   CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, lengths, virtual_offsets, num_segments + 1, stream));
   kernels::segment_count count;
   count.host = num_segments;
@@ -223,6 +232,7 @@ void reduce_by_key(const KeyT* keys, const T* values, long long n, KeyT* unique_
   auto* num_offsets = reinterpret_cast<long long*>(workspace.bytes() + offsets_bytes);
   unsigned char* carries = workspace.bytes() + offsets_bytes + count_bytes;
   void* select_temp = carries + carries_bytes;
+  clear_if_captured(carries, carries_bytes, stream);
   CUDA_TRY(cub::DeviceSelect::If(select_temp, select_bytes, positions, run_offsets, num_offsets, n + 1, head, stream));
   // The runs' keys, at most one per value: a grid-stride loop, sized like the main pass.
   kernels::gather_run_keys<<<static_cast<unsigned>(grid), 256, 0, stream>>>(keys, static_cast<const OffsetT*>(run_offsets),

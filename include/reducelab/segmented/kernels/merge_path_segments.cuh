@@ -4,20 +4,16 @@
 //                        (segmented/merge_path.cuh) into equal stretches; each block finds its two ends with a warp
 //                        search over the offsets, walks its stretch (in tiles, agent/merge_path_block.cuh, or segment
 //                        by segment when they are long, agent/segment_pieces.cuh), writes the segments
-//                        that end inside it, and stores its carry-out: the segment in progress at its end and that
-//                        segment's elements within the block.
-//   fix_up_carries       one block: a segment that crosses block boundaries was written by the block that ends it from
-//                        that block's elements only; the carries of the blocks before, joined in block order, go in front.
-//                        The carries are scanned by segment (in order) with one block: the main grid is capped at the
-//                        resident-block count (a few thousand at most), so one block of fix_up_threads threads, each
-//                        folding a contiguous run of carries, always suffices however many blocks a giant segment spans.
+//                        that end inside it, and publishes its carry-out (what it holds of the segment in progress at
+//                        its end); a block whose first segment began in an earlier block looks back over the earlier
+//                        blocks' carries (segmented/grid/segment_carries.cuh), so one launch finishes every segment.
 //   gather_run_keys      reduce_by_key: the key of each run and the run count, from the run heads DeviceSelect found.
 #pragma once
 
 #include "reducelab/core/traits.hpp"
 #include "reducelab/segmented/agent/merge_path_block.cuh"
 #include "reducelab/segmented/agent/segment_pieces.cuh"
-#include "reducelab/segmented/block/block_segmented_scan.cuh"
+#include "reducelab/segmented/grid/segment_carries.cuh"
 #include "reducelab/segmented/merge_path.cuh"
 #include "reducelab/segmented/warp/warp_merge_path.cuh"
 
@@ -34,7 +30,7 @@ struct segment_count {
 template <class PolicyT, agent::element_map Map, class OpT, class T, class OffsetT, class BeginT>
 __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_per_sm)
     merge_path_segments(const T* __restrict__ in, const OffsetT* offsets, const BeginT* begins, segment_count count,
-                        T* out, long long* carry_segment, T* carry_value, OpT op) {
+                        T* out, grid::carry_slots<T> carries, OpT op) {
   using storage_t = agent::block_storage<PolicyT, T, OpT, Map>;
   __shared__ storage_t storage;
   __shared__ path_coord stretch[2];
@@ -49,13 +45,7 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
 
   const long long total = src.num_segments + src.num_elements;
   const diagonal_range range = block_diagonals(blockIdx.x, gridDim.x, total, PolicyT::tile_steps);
-  if (range.first == range.last) {  // past the end of the path: carries nothing
-    if (threadIdx.x == 0) {
-      carry_segment[blockIdx.x] = src.num_segments;
-      carry_value[blockIdx.x] = identity_of<OpT, T>();
-    }
-    return;
-  }
+  if (range.first == range.last) return;  // past the end of the path: no block after it looks back at it
   const int warp_id = threadIdx.x / 32;
   if (warp_id < 2) {  // two warps find the stretch's two ends at once
     const path_coord c = warp::merge_path_search(
@@ -70,35 +60,26 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
   const T carry = average >= PolicyT::pieces_min_average
                       ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
                       : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
-  if (threadIdx.x == 0) {
-    carry_segment[blockIdx.x] = to.segment;
-    carry_value[blockIdx.x] = carry;
-  }
-}
-
-template <int Threads, class OpT, class T>
-__global__ void __launch_bounds__(Threads)
-    fix_up_carries(const long long* carry_segment, const T* carry_value, long long count, T* out, OpT op) {
-  // Raw bytes: a __shared__ object of a value type with default member initializers would not compile.
-  using storage_t = segmented::block::scan_storage<T, Threads>;
-  __shared__ alignas(16) unsigned char raw[sizeof(storage_t)];
-  storage_t& storage = *reinterpret_cast<storage_t*>(raw);
-  const long long per_thread = (count + Threads - 1) / Threads;
-  const long long first = threadIdx.x * per_thread < count ? threadIdx.x * per_thread : count;
-  const long long last = count - first > per_thread ? first + per_thread : count;
-
-  // This thread's run of carries as one stretch: did it open a new segment's run, and what it holds of the last.
-  flagged<T> mine{identity_of<OpT, T>(), false};
-  for (long long c = first; c < last; ++c) mine = then(mine, flagged<T>{carry_value[c], opens_run(carry_segment, c)}, op);
-  flagged<T> before, total;
-  segmented::block::exclusive_scan<Threads>(mine, identity_of<OpT, T>(), op, storage, before, total);
-
-  T running = before.value;  // the carries before this thread's first, of the segment in progress there
-  for (long long c = first; c < last; ++c) {
-    running = opens_run(carry_segment, c) ? carry_value[c] : op(running, carry_value[c]);
-    if (needs_prefix(carry_segment, c, count)) {
-      const long long s = carry_segment[c];
-      out[s] = op(running, out[s]);
+  __syncthreads();  // this block's outputs are written (the look-back reads one of them back)
+  if (warp_id == 0) {
+    const long long first_start =
+        from.segment < src.num_segments ? static_cast<long long>(src.offsets[from.segment]) - src.origin : src.num_elements;
+    const bool through = passes_through(from, to, first_start);
+    const bool finishes = finishes_earlier_segment(from, to, first_start);
+    const long long block = blockIdx.x;
+    if (threadIdx.x == 0) grid::publish_carry(carries, block, carry, !through);
+    if (through || finishes) {
+      // This block's own part of its first segment: the carry, or the output it wrote (read before the wait, so
+      // the load overlaps it).
+      const T own = finishes && threadIdx.x == 0 ? out[from.segment] : carry;
+      const T before = grid::look_back(carries, block, op);
+      if (threadIdx.x == 0) {
+        if (finishes) {
+          out[from.segment] = op(before, own);
+        } else {
+          grid::publish_prefix(carries, block, op(before, own));
+        }
+      }
     }
   }
 }
