@@ -196,8 +196,8 @@ affine look_back(const std::vector<cpu_slot>& aggregates, const std::vector<cpu_
   }
 }
 
-/// The whole launch on the CPU: every block's walk and published carry, then the look-backs, latest block first (so
-/// that no block passed through has published its prefix yet and the look-back has to cross rounds of aggregates).
+/// The whole launch on the CPU: every block's walk and published carry, then the look-backs of the blocks that end a
+/// segment begun earlier.
 std::vector<affine> emulate(const std::vector<affine>& in, const offsets_t& o, long long grid, shape sh,
                             std::vector<int>* writes_out = nullptr) {
   const long long S = num_segments(o), E = num_elements(o);
@@ -229,18 +229,10 @@ std::vector<affine> emulate(const std::vector<affine>& in, const offsets_t& o, l
   }
   for (long long b = grid - 1; b >= 0; --b) {
     const std::size_t i = static_cast<std::size_t>(b);
-    if (!walked[i]) continue;
-    const bool through = seg::passes_through(from[i], to[i], first_start(b));
-    const bool finishes = seg::finishes_earlier_segment(from[i], to[i], first_start(b));
-    EXPECT_FALSE(through && finishes);
-    if (!through && !finishes) continue;
-    const affine before = look_back(aggregates, prefixes, b);
-    if (finishes) {
-      affine& slot = out[static_cast<std::size_t>(from[i].segment)];
-      slot = compose{}(before, slot);
-    } else {
-      prefixes[i] = {true, compose{}(before, carry[i])};
-    }
+    if (!walked[i] || !seg::finishes_earlier_segment(from[i], to[i], first_start(b))) continue;
+    EXPECT_FALSE(seg::passes_through(from[i], to[i], first_start(b)));
+    affine& slot = out[static_cast<std::size_t>(from[i].segment)];
+    slot = compose{}(look_back(aggregates, prefixes, b), slot);
   }
   if (writes_out != nullptr) *writes_out = writes;
   return out;

@@ -7,16 +7,20 @@
 // without), most of it the launch behind the main pass and a chain of dependent loads in one block, about a sixth of a
 // call that moves 64 MiB.
 //
-// Each block publishes two slots, each a tagged partial (grid/tagged_partials.cuh: no fences, nothing cleared
-// between launches, the launch's epoch in every word):
-//   aggregate  a block that passes through (its whole stretch inside a segment that began earlier): its carry, what it
-//              holds of that segment (segmented/merge_path.cuh);
-//   prefix     its carry with everything before it in the same segment: at once, as its carry, by a block in which
-//              the segment starts; after its look-back by a block that passes through.
-// A block that needs what came before its first segment (it passes through, or it ends a segment that began earlier)
-// looks back with one warp, 32 blocks per round: it waits until every block nearer than the nearest published prefix
-// has published its aggregate, then joins that prefix and those aggregates in block order. The blocks before the
-// segment's first block are never read: the nearest prefix is at most the segment's first block.
+// Each block publishes its carry (what it holds of the segment in progress at its end, segmented/merge_path.cuh) once,
+// as a tagged partial (grid/tagged_partials.cuh: no fences, nothing cleared between launches, the launch's epoch in
+// every word), in one of two arrays:
+//   prefixes    by a block in which that segment starts: the carry is all of the segment so far;
+//   aggregates  by a block that passes through (its whole stretch inside a segment that began earlier): only its part.
+// A block that ends a segment begun in an earlier block looks back with one warp, 32 blocks per round: it waits until
+// every block nearer than the nearest published prefix has published its aggregate, then joins that prefix and those
+// aggregates in block order, in a tree fixed by the block indices alone.
+//
+// Why blocks that pass through do not look back and publish prefixes of their own (CUB's scans do, to shorten the
+// chains): which of those prefixes a later look-back found first would depend on timing, and so would the bracketing
+// of the combines: double sums would differ from run to run in the last bits. The price is a longer walk for a segment
+// spanning many blocks (32 blocks per round; the one-giant workload on the H100, 2^23 elements in one segment,
+// spans about 330 blocks).
 //
 // Only blocks scheduled before the waiting one are waited on (the grid never exceeds what is resident at once, and
 // lower blocks are dispatched first), so the waits end. Under a captured graph the epoch is frozen into the launch,
@@ -51,19 +55,12 @@ struct carry_slots {
   }
 };
 
-/// Publish block `block`'s carry (one thread calls it): as its prefix when its segment starts in it, else as its
-/// aggregate. Never both: a block that published both could be seen with its aggregate before its prefix, and a
-/// look-back would then take the aggregate and go on past the block where the segment starts, into another segment.
+/// Publish block `block`'s carry (one thread calls it): as a prefix when its segment starts in it, else as an
+/// aggregate. Never both: a look-back must tell, from what it sees, where the segment starts.
 template <class T>
 __device__ __forceinline__ void publish_carry(const carry_slots<T>& slots, long long block, const T& carry,
                                               bool segment_starts_here) {
   ::reducelab::grid::publish((segment_starts_here ? slots.prefixes : slots.aggregates) + block, carry, slots.epoch);
-}
-
-/// Publish block `block`'s prefix once it has looked back (one thread calls it).
-template <class T>
-__device__ __forceinline__ void publish_prefix(const carry_slots<T>& slots, long long block, const T& prefix) {
-  ::reducelab::grid::publish(slots.prefixes + block, prefix, slots.epoch);
 }
 
 /// What the blocks before `block` hold of the segment in progress at its start, joined in block order. The whole
@@ -75,7 +72,8 @@ __device__ T look_back(const carry_slots<T>& slots, long long block, OpT op) {
   T after = identity_of<OpT, T>();  // the rounds already looked at (nearer blocks)
   for (long long window_end = block;; window_end -= 32) {
     const long long j = window_end - 32 + lane;  // lane order is block order
-    // 0: nothing published yet; 1: the aggregate; 2: the prefix (before block 0: the identity, the start of it all)
+    // 0: nothing published yet; 1: an aggregate; 2: a prefix (before block 0: the identity, the start of it all).
+    // Each block publishes one of the two, so what a lane settles on does not depend on when it looked.
     int state = j < 0 ? 2 : 0;
     T value = identity_of<OpT, T>();
     int nearest_prefix = -1;
@@ -85,7 +83,7 @@ __device__ T look_back(const carry_slots<T>& slots, long long block, OpT op) {
         if (::reducelab::grid::try_read(slots.prefixes + j, slots.epoch, v)) {
           value = v;
           state = 2;
-        } else if (state == 0 && ::reducelab::grid::try_read(slots.aggregates + j, slots.epoch, v)) {
+        } else if (::reducelab::grid::try_read(slots.aggregates + j, slots.epoch, v)) {
           value = v;
           state = 1;
         }

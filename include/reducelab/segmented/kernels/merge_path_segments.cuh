@@ -5,7 +5,7 @@
 //                        search over the offsets, walks its stretch (in tiles, agent/merge_path_block.cuh, or segment
 //                        by segment when they are long, agent/segment_pieces.cuh), writes the segments
 //                        that end inside it, and publishes its carry-out (what it holds of the segment in progress at
-//                        its end); a block whose first segment began in an earlier block looks back over the earlier
+//                        its end); a block that ends a segment begun in an earlier block looks back over the earlier
 //                        blocks' carries (segmented/grid/segment_carries.cuh), so one launch finishes every segment.
 //   gather_run_keys      reduce_by_key: the key of each run and the run count, from the run heads DeviceSelect found.
 #pragma once
@@ -64,22 +64,14 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
   if (warp_id == 0) {
     const long long first_start =
         from.segment < src.num_segments ? static_cast<long long>(src.offsets[from.segment]) - src.origin : src.num_elements;
-    const bool through = passes_through(from, to, first_start);
-    const bool finishes = finishes_earlier_segment(from, to, first_start);
     const long long block = blockIdx.x;
-    if (threadIdx.x == 0) grid::publish_carry(carries, block, carry, !through);
-    if (through || finishes) {
-      // This block's own part of its first segment: the carry, or the output it wrote (read before the wait, so
-      // the load overlaps it).
-      const T own = finishes && threadIdx.x == 0 ? out[from.segment] : carry;
+    if (threadIdx.x == 0) grid::publish_carry(carries, block, carry, !passes_through(from, to, first_start));
+    if (finishes_earlier_segment(from, to, first_start)) {
+      // This block's own part of its first segment, the output it wrote: read before the look-back, so that the
+      // load overlaps it.
+      const T own = threadIdx.x == 0 ? out[from.segment] : carry;
       const T before = grid::look_back(carries, block, op);
-      if (threadIdx.x == 0) {
-        if (finishes) {
-          out[from.segment] = op(before, own);
-        } else {
-          grid::publish_prefix(carries, block, op(before, own));
-        }
-      }
+      if (threadIdx.x == 0) out[from.segment] = op(before, own);
     }
   }
 }
