@@ -173,21 +173,23 @@ struct cpu_slot {
   affine value{};
 };
 
-/// The device look-back (grid/segment_carries.cuh) on the CPU: rounds of 32 blocks ending before `block`; in each, the
-/// nearest block with a published prefix, the aggregates of the blocks after it, joined in block order.
-affine look_back(const std::vector<cpu_slot>& aggregates, const std::vector<cpu_slot>& prefixes, long long block) {
+/// The device look-back (grid/segment_carries.cuh) on the CPU: rounds of `threads` blocks ending before `block` (one
+/// per thread of the looking block); in each, the nearest block with a published prefix and the aggregates of the
+/// blocks after it, joined in block order.
+affine look_back(const std::vector<cpu_slot>& aggregates, const std::vector<cpu_slot>& prefixes, long long block,
+                 int threads) {
   affine after = identity;
-  for (long long window_end = block;; window_end -= 32) {
+  for (long long window_end = block;; window_end -= threads) {
     int nearest_prefix = -1;
-    for (int lane = 31; lane >= 0 && nearest_prefix < 0; --lane) {
-      const long long j = window_end - 32 + lane;
-      if (j < 0 || prefixes[static_cast<std::size_t>(j)].ready) nearest_prefix = lane;
+    for (int t = threads - 1; t >= 0 && nearest_prefix < 0; --t) {
+      const long long j = window_end - threads + t;
+      if (j < 0 || prefixes[static_cast<std::size_t>(j)].ready) nearest_prefix = t;
     }
     affine window = identity;
-    for (int lane = nearest_prefix < 0 ? 0 : nearest_prefix; lane < 32; ++lane) {
-      const long long j = window_end - 32 + lane;
+    for (int t = nearest_prefix < 0 ? 0 : nearest_prefix; t < threads; ++t) {
+      const long long j = window_end - threads + t;
       if (j < 0) continue;  // before block 0: the identity
-      const cpu_slot& slot = lane == nearest_prefix ? prefixes[static_cast<std::size_t>(j)] : aggregates[static_cast<std::size_t>(j)];
+      const cpu_slot& slot = t == nearest_prefix ? prefixes[static_cast<std::size_t>(j)] : aggregates[static_cast<std::size_t>(j)];
       EXPECT_TRUE(slot.ready) << "block " << block << " would wait forever on block " << j;
       window = compose{}(window, slot.value);
     }
@@ -232,7 +234,7 @@ std::vector<affine> emulate(const std::vector<affine>& in, const offsets_t& o, l
     if (!walked[i] || !seg::finishes_earlier_segment(from[i], to[i], first_start(b))) continue;
     EXPECT_FALSE(seg::passes_through(from[i], to[i], first_start(b)));
     affine& slot = out[static_cast<std::size_t>(from[i].segment)];
-    slot = compose{}(look_back(aggregates, prefixes, b), slot);
+    slot = compose{}(look_back(aggregates, prefixes, b, sh.threads), slot);
   }
   if (writes_out != nullptr) *writes_out = writes;
   return out;

@@ -12,15 +12,15 @@
 // every word), in one of two arrays:
 //   prefixes    by a block in which that segment starts: the carry is all of the segment so far;
 //   aggregates  by a block that passes through (its whole stretch inside a segment that began earlier): only its part.
-// A block that ends a segment begun in an earlier block looks back with one warp, 32 blocks per round: it waits until
-// every block nearer than the nearest published prefix has published its aggregate, then joins that prefix and those
-// aggregates in block order, in a tree fixed by the block indices alone.
+// A block that ends a segment begun in an earlier block looks back with all its threads, one earlier block each per
+// round: it waits until every block nearer than the nearest published prefix has published its aggregate, then joins
+// that prefix and those aggregates in block order, in a tree fixed by the block indices alone.
 //
 // Why blocks that pass through do not look back and publish prefixes of their own (CUB's scans do, to shorten the
 // chains): which of those prefixes a later look-back found first would depend on timing, and so would the bracketing
 // of the combines: double sums would differ from run to run in the last bits. The price is a longer walk for a segment
-// spanning many blocks (32 blocks per round; the one-giant workload on the H100, 2^23 elements in one segment,
-// spans about 330 blocks).
+// spanning many blocks (the one-giant workload on the H100, 2^23 elements in one segment, spans about 330): with one
+// warp, 32 blocks per round, it took 49.0 µs against 46.7 µs for the fix-up kernel; hence the whole block per round.
 //
 // Only blocks scheduled before the waiting one are waited on (the grid never exceeds what is resident at once, and
 // lower blocks are dispatched first), so the waits end. Under a captured graph the epoch is frozen into the launch,
@@ -29,8 +29,7 @@
 
 #include "reducelab/core/traits.hpp"
 #include "reducelab/grid/tagged_partials.cuh"
-#include "reducelab/segmented/warp/group_reduce.cuh"
-#include "reducelab/warp/shuffle.cuh"
+#include "reducelab/block/block_reduce.cuh"
 
 #include <cstddef>
 
@@ -63,22 +62,24 @@ __device__ __forceinline__ void publish_carry(const carry_slots<T>& slots, long 
   ::reducelab::grid::publish((segment_starts_here ? slots.prefixes : slots.aggregates) + block, carry, slots.epoch);
 }
 
-/// What the blocks before `block` hold of the segment in progress at its start, joined in block order. The whole
-/// warp calls it together; every lane gets the result.
-template <class T, class OpT>
-__device__ T look_back(const carry_slots<T>& slots, long long block, OpT op) {
-  constexpr unsigned full = ::reducelab::warp::full_mask;
-  const int lane = static_cast<int>(threadIdx.x % 32);
+/// What the blocks before `block` hold of the segment in progress at its start, joined in block order; valid in
+/// thread 0. The whole block calls it together (Threads threads, one earlier block each per round); `storage` is free
+/// again after a __syncthreads().
+template <int Threads, class T, class OpT>
+__device__ T look_back(const carry_slots<T>& slots, long long block, OpT op,
+                       ::reducelab::block::reduce_storage<T, Threads>& storage) {
+  __shared__ int nearest_prefix;
+  const int tid = static_cast<int>(threadIdx.x);
   T after = identity_of<OpT, T>();  // the rounds already looked at (nearer blocks)
-  for (long long window_end = block;; window_end -= 32) {
-    const long long j = window_end - 32 + lane;  // lane order is block order
+  for (long long window_end = block;; window_end -= Threads) {
+    const long long j = window_end - Threads + tid;  // thread order is block order
     // 0: nothing published yet; 1: an aggregate; 2: a prefix (before block 0: the identity, the start of it all).
-    // Each block publishes one of the two, so what a lane settles on does not depend on when it looked.
+    // Each block publishes one of the two, so what a thread settles on does not depend on when it looked.
     int state = j < 0 ? 2 : 0;
     T value = identity_of<OpT, T>();
-    int nearest_prefix = -1;
+    int nearest;
     for (;;) {
-      if (state != 2) {
+      if (state == 0) {
         T v;
         if (::reducelab::grid::try_read(slots.prefixes + j, slots.epoch, v)) {
           value = v;
@@ -88,17 +89,20 @@ __device__ T look_back(const carry_slots<T>& slots, long long block, OpT op) {
           state = 1;
         }
       }
-      const unsigned prefixes = __ballot_sync(full, state == 2);
-      const unsigned missing = __ballot_sync(full, state == 0);
-      nearest_prefix = prefixes != 0 ? 31 - __clz(prefixes) : -1;
-      // Lanes nearer than the nearest prefix must have their aggregates; lanes before it are not needed.
-      const unsigned needed = nearest_prefix < 0 ? full : nearest_prefix == 31 ? 0u : full << (nearest_prefix + 1);
-      if ((missing & needed) == 0) break;
+      if (tid == 0) nearest_prefix = -1;
+      __syncthreads();
+      if (state == 2) atomicMax(&nearest_prefix, tid);
+      __syncthreads();
+      nearest = nearest_prefix;
+      // Threads nearer than the nearest prefix must have their aggregates; those before it are not needed. (The
+      // barrier also keeps the next reset of nearest_prefix behind every thread's read of it.)
+      if (!__syncthreads_or(state == 0 && tid > nearest)) break;
     }
-    const T mine = lane < nearest_prefix ? identity_of<OpT, T>() : value;
-    const T window = ::reducelab::warp::shfl_idx(reduce_in_group_order_converged<32>(mine, op), 0);
+    const T mine = tid < nearest ? identity_of<OpT, T>() : value;
+    const T window = ::reducelab::block::reduce_in_thread_order<Threads>(mine, op, storage);
     after = op(window, after);
-    if (nearest_prefix >= 0) return after;
+    __syncthreads();  // the storage is free again
+    if (nearest >= 0) return after;
   }
 }
 

@@ -61,18 +61,16 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
                       ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
                       : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
   __syncthreads();  // this block's outputs are written (the look-back reads one of them back)
-  if (warp_id == 0) {
-    const long long first_start =
-        from.segment < src.num_segments ? static_cast<long long>(src.offsets[from.segment]) - src.origin : src.num_elements;
-    const long long block = blockIdx.x;
-    if (threadIdx.x == 0) grid::publish_carry(carries, block, carry, !passes_through(from, to, first_start));
-    if (finishes_earlier_segment(from, to, first_start)) {
-      // This block's own part of its first segment, the output it wrote: read before the look-back, so that the
-      // load overlaps it.
-      const T own = threadIdx.x == 0 ? out[from.segment] : carry;
-      const T before = grid::look_back(carries, block, op);
-      if (threadIdx.x == 0) out[from.segment] = op(before, own);
-    }
+  const long long first_start =
+      from.segment < src.num_segments ? static_cast<long long>(src.offsets[from.segment]) - src.origin : src.num_elements;
+  const long long block = blockIdx.x;
+  if (threadIdx.x == 0) grid::publish_carry(carries, block, carry, !passes_through(from, to, first_start));
+  if (finishes_earlier_segment(from, to, first_start)) {  // the same in every thread
+    // This block's own part of its first segment, the output it wrote: read before the look-back, so that the load
+    // overlaps it.
+    const T own = threadIdx.x == 0 ? out[from.segment] : carry;
+    const T before = grid::look_back<PolicyT::block_threads>(carries, block, op, storage.range().reduce);
+    if (threadIdx.x == 0) out[from.segment] = op(before, own);
   }
 }
 
