@@ -202,7 +202,10 @@ int main(int argc, char** argv) {
                                  {"walk_only", old_join<false>, false}};
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  const double peak_gbps = 2.0 * prop.memoryClockRate * 1e3 * (prop.memoryBusWidth / 8) / 1e9;
+  int memory_khz = 0, bus_bits = 0;  // the report's peak: 2 x memory clock x bus width
+  CHECK_CUDA(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0));
+  CHECK_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+  const double peak_gbps = 2.0 * memory_khz * 1e3 * (bus_bits / 8) / 1e9;
   std::printf("device %s peak %.0f GB/s\n", prop.name, peak_gbps);
 
   std::vector<int> h(n);
