@@ -16,8 +16,9 @@
 //                      drops below that many resident blocks
 //   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows: 5 for 4-byte values on
 //                      the H100). More blocks than are resident (2x to 8x, several waves) was slower at every length
-//                      measured on the H100 at 2^24 int32 (1 to 2^20: 2x cost 2-17 %); 4 per SM with 64 registers was
-//                      7-9 % faster from 2^16 up but 11 % slower at length 1 (scripts/harness, 3dc598c)
+//                      measured on the H100 at 2^24 int32 (lengths 1 to 2^20: 2x cost 2-14 %, 8x up to 80 %); 4 per SM
+//                      with 64 registers was 5-8 % faster at 2^16 and 2^20 but 12 % slower at length 1 (the harness in
+//                      scripts/harness, lengths as there)
 //   pieces_min_average a block whose stretch averages at least this many elements per segment reduces it segment by
 //                      segment (agent/segment_pieces.cuh) instead of in merge-path tiles. 0 (pieces always): on the
 //                      H100 at 2^24 int32 the pieces walk beat the tiles at every uniform length measured, 1 to 2^20
