@@ -39,6 +39,7 @@ namespace harness {
 namespace seg = reducelab::segmented;
 
 struct plus_int {
+  static constexpr bool commutative = true;  // as functors/plus.cuh declares: the pieces walk reads it in 16-byte vectors
   template <class T>
   static constexpr __host__ __device__ T identity() {
     return T(0);

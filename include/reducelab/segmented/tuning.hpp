@@ -2,31 +2,35 @@
 // reducelab/tuning/; this one is separate because the kernels and their trade-offs are different).
 //
 // MOSTLY UNTUNED: the template parameters were chosen by reasoning (shared memory per block, items per thread that
-// amortize one block scan per tile), not measured; only pieces_min_average and pieces_items_per_lane were picked from
-// H100 measurements (below). They stand until `reducelab tune` covers the segmented kernels. With the default
-// pieces_min_average of 0 the tile walk does not run, so items_per_thread matters only to a policy that raises it.
+// amortize one block scan per tile), not measured, except where a line below gives a measurement. They stand until
+// `reducelab tune` covers the segmented kernels. With the default pieces_min_average of 0 the tile walk does not run,
+// so items_per_thread matters only to a policy that raises it.
+//
+// The measurements: scripts/harness/segmented_carries.cu and variants of it, on the H100, 2^24 int32 in uniform
+// segments of 1 to 2^20 plus the harness's giant and mixed layouts, same run. Before 540a509 the harness's plus did not
+// declare itself commutative, so the figures marked (in order) were taken on the in-order path of the pieces walk
+// (contiguous chunks per lane, no 16-byte loads), not the one plus, maximum and the other commutative functors take.
 //
 //   block_threads      threads per block of the main (merge-path) kernel
 //   items_per_thread   path steps (an element or a segment end) each thread walks per tile; a tile is
 //                      block_threads * items_per_thread steps, staged in shared memory (values and segment ends)
 //   long_run_items     a run of at least this many elements of one segment inside a block skips the tile machinery
 //                      and is reduced straight from global memory with the block range reduction
-//   min_blocks_per_sm  the main kernel's __launch_bounds__ minimum: caps its registers so that ptxas neither spills
-//                      (left to itself it picked 40 registers and spilled for 4-byte values with 64-bit offsets) nor
-//                      drops below that many resident blocks
-//   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows: 5 for 4-byte values on
-//                      the H100). More blocks than are resident (2x to 8x, several waves) was slower at every length
-//                      measured on the H100 at 2^24 int32 (lengths 1 to 2^20: 2x cost 2-14 %, 8x up to 80 %); 4 per SM
-//                      with 64 registers was 5-8 % faster at 2^16 and 2^20 but 12 % slower at length 1 (the harness in
-//                      scripts/harness, lengths as there)
+//   min_blocks_per_sm  the main kernel's __launch_bounds__ minimum, which caps its registers. 4-byte values: 4 (64
+//                      registers). Against 5 (48 registers, where ptxas spills 32 bytes) the commutative walk was 7-20 %
+//                      faster from length 256 up and on the giant and mixed layouts, within 2 % at 8 and 32, and 12 %
+//                      slower at length 1; 3 (with 8 loads in flight) was up to 5 % faster than 4 from 256 up but 1.5x
+//                      slower at length 1. 8-byte values keep 5 (not measured), wider ones 4
+//   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows). More blocks than are
+//                      resident (several waves) was slower at every length: 2x cost up to 16 %, 4x up to 42 %
 //   pieces_min_average a block whose stretch averages at least this many elements per segment reduces it segment by
-//                      segment (agent/segment_pieces.cuh) instead of in merge-path tiles. 0 (pieces always): on the
-//                      H100 at 2^24 int32 the pieces walk beat the tiles at every uniform length measured, 1 to 2^20
-//                      (1.2x at length 1, 2.5x at 8); the tiles stay for a policy that sets it higher
+//                      segment (agent/segment_pieces.cuh) instead of in merge-path tiles. 0 (pieces always): the pieces
+//                      walk beat the tiles at every uniform length measured, 1 to 2^20 (in order: 1.2x at length 1,
+//                      2.5x at 8); the tiles stay for a policy that sets it higher
 //   pieces_items_per_lane  the pieces walk gives a segment about average / this many lanes (a power of two, 1..32);
-//                      8 measured best on the H100 (16, 32, 64 were up to 1.6x slower from length 32 to 256)
-//   pieces_loads_in_flight  16-byte loads a lane of the pieces walk issues before it folds any; 8 measured no faster
-//                      than 4 on the H100 (2^24 int32, lengths 1 to 2^20), and costs registers
+//                      8 measured best (in order: 16, 32, 64 were up to 1.6x slower from length 32 to 256)
+//   pieces_loads_in_flight  16-byte loads a lane of the pieces walk issues before it folds any: 4. 8 was 2-6 % faster
+//                      from 256 up with 5 blocks per SM, no faster with 4, and 1.2-1.3x slower at length 1 with either
 #pragma once
 
 #include <cstddef>
@@ -56,8 +60,9 @@ constexpr int default_items_per_thread(std::size_t value_bytes) {
   return value_bytes <= 4 ? 8 : value_bytes <= 8 ? 6 : value_bytes <= 16 ? 4 : value_bytes <= 32 ? 2 : 1;
 }
 
-/// At least 5 resident blocks of 256 threads (51 registers) up to 8-byte values, 4 (64 registers) above.
-constexpr int default_min_blocks_per_sm(std::size_t value_bytes) { return value_bytes <= 8 ? 5 : 4; }
+/// Resident blocks of 256 threads the registers must allow: 4 (64 registers) for 4-byte values and above 8 bytes, 5
+/// (48 registers) for 8-byte values (see min_blocks_per_sm above).
+constexpr int default_min_blocks_per_sm(std::size_t value_bytes) { return value_bytes <= 4 ? 4 : value_bytes <= 8 ? 5 : 4; }
 
 template <std::size_t ValueBytes>
 struct default_policy : policy<256, default_items_per_thread(ValueBytes), 256 * default_items_per_thread(ValueBytes),
