@@ -2,13 +2,14 @@
 // look-back of segmented/grid/segment_carries.cuh) beside the same main-pass walk followed by the second kernel the
 // look-back replaced (the fix-up, one block folding every block's carry in order, as it was at a6ab44e), and beside
 // the walk alone (no join at all: wrong wherever a segment crosses blocks, a floor for the cost of joining), with
-// cub::DeviceSegmentedReduce::Sum for scale. Not part of the build or of the tests; results/<device>-segmented/
-// lookback-vs-fixup.txt holds what it printed.
+// cub::DeviceSegmentedReduce::Sum for scale, and the library's kernel under the previous 4-byte policy (5 resident
+// blocks instead of 4). Not part of the build or of the tests; results/<device>-segmented/lookback-vs-fixup.txt holds
+// what it printed.
 //
 //   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include \
 //                     scripts/harness/segmented_carries.cu -o segmented_carries
 //   run:            ./segmented_carries [LENGTHS|all] [SAMPLES] [VARIANTS]
-//                   e.g. ./segmented_carries all 7 library,cub_sum,fixup,walk_only
+//                   e.g. ./segmented_carries all 7 library,cub_sum,fixup,walk_only,library_5_blocks
 //
 // 2^24 int32 values, 64-bit offsets, plus. LENGTHS: uniform segment lengths, or -1 (one segment of 2^23 values, then
 // segments of 8) and -2 (mixed lengths 0..3000). Cold: a 256 MiB memset and read between samples; CUDA events around
@@ -140,6 +141,26 @@ void old_join(const int* in, const long long* offsets, long long S, int* out, vo
   if (FixUp) fix_up<256><<<1, 256, 0, stream>>>(carry_segment, carry_value, grid, out, plus_int{});
 }
 
+/// The library's kernel under the 4-byte policy it had before ea1b91b (5 resident blocks, so 48 registers), launched as
+/// detail/dispatch.cuh launches it: the same-run A/B of that change.
+struct five_blocks_policy : seg::tuning::policy<256, 8, 2048, 5, 0> {};
+void library_five_blocks(const int* in, const long long* offsets, long long S, int* out, void* workspace,
+                         cudaStream_t stream) {
+  constexpr auto kernel = &seg::kernels::merge_path_segments<five_blocks_policy, seg::agent::element_map::contiguous,
+                                                             plus_int, int, long long, long long>;
+  static int per_sm = 0, sms = 0;
+  if (per_sm == 0) {
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, five_blocks_policy::block_threads, 0));
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  }
+  const long long grid = static_cast<long long>(per_sm) * sms;
+  seg::kernels::segment_count count;
+  count.host = S;
+  kernel<<<static_cast<unsigned>(grid), five_blocks_policy::block_threads, 0, stream>>>(
+      in, offsets, static_cast<const long long*>(nullptr), count, out,
+      seg::grid::carry_slots<int>::carve(workspace, grid, reducelab::detail::next_epoch()), plus_int{});
+}
+
 void* cub_temp = nullptr;
 std::size_t cub_temp_bytes = 0;
 void cub_sum(const int* in, const long long* offsets, long long S, int* out, void*, cudaStream_t stream) {
@@ -200,7 +221,8 @@ int main(int argc, char** argv) {
   const std::vector<row> rows = {{"library", library, true},
                                  {"cub_sum", cub_sum, true},
                                  {"fixup", old_join<true>, true},
-                                 {"walk_only", old_join<false>, false}};
+                                 {"walk_only", old_join<false>, false},
+                                 {"library_5_blocks", library_five_blocks, true}};
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   int memory_khz = 0, bus_bits = 0;  // the report's peak: 2 x memory clock x bus width
