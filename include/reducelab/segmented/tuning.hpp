@@ -17,10 +17,11 @@
 //   long_run_items     a run of at least this many elements of one segment inside a block skips the tile machinery
 //                      and is reduced straight from global memory with the block range reduction
 //   min_blocks_per_sm  the main kernel's __launch_bounds__ minimum, which caps its registers. 4-byte values: 4 (64
-//                      registers). Against 5 (48 registers, where ptxas spills 32 bytes) the commutative walk was 7-20 %
-//                      faster from length 256 up and on the giant and mixed layouts, within 2 % at 8 and 32, and 12 %
-//                      slower at length 1; 3 (with 8 loads in flight) was up to 5 % faster than 4 from 256 up but 1.5x
-//                      slower at length 1. 8-byte values keep 5 (not measured), wider ones 4
+//                      registers). Against 5 (48 registers, where ptxas spills 32 bytes), same run on the H100 and the H200
+//                      (results/*-segmented/lookback-vs-fixup.txt): 9-21 % faster from length 256 to 2^20, 2-12 % on
+//                      the giant and mixed layouts, within 5 % at 8, 7-11 % slower at 32 and 11-12 % slower at 1. 3
+//                      (with 8 loads in flight) was up to 5 % faster than 4 from 256 up but 1.5x slower at length 1
+//                      (H100). 8-byte values keep 5 (not measured), wider ones 4
 //   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows). More blocks than are
 //                      resident (several waves) was slower at every length: 2x cost up to 16 %, 4x up to 42 %
 //   pieces_min_average a block whose stretch averages at least this many elements per segment reduces it segment by
