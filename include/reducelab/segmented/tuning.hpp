@@ -20,7 +20,7 @@
 //                      registers). Against 5 (48 registers, where ptxas spills 32 bytes), same run on the H100 and the H200
 //                      (results/*-segmented/lookback-vs-fixup.txt): 9-21 % faster from length 256 to 2^20, 2-12 % on
 //                      the giant and mixed layouts, within 5 % at 8, 7-11 % slower at 32 and 11-12 % slower at 1. 3
-//                      (with 8 loads in flight) was up to 5 % faster than 4 from 256 up but 1.5x slower at length 1
+//                      (with 8 loads in flight) was up to 5 % faster than 4 from 256 up but 1.4x slower at length 1
 //                      (H100). 8-byte values keep 5 (not measured), wider ones 4
 //   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows). More blocks than are
 //                      resident (several waves) was slower at every length: 2x cost up to 16 %, 4x up to 42 %
@@ -30,7 +30,7 @@
 //                      2.5x at 8); the tiles stay for a policy that sets it higher
 //   pieces_items_per_lane  the pieces walk gives a segment about average / this many lanes (a power of two, 1..32);
 //                      8 measured best (in order: 16, 32, 64 were up to 1.6x slower from length 32 to 256)
-//   pieces_loads_in_flight  16-byte loads a lane of the pieces walk issues before it folds any: 4. 8 was 2-6 % faster
+//   pieces_loads_in_flight  16-byte loads a lane of the pieces walk issues before it folds any: 4. 8 was 1-6 % faster
 //                      from 256 up with 5 blocks per SM, no faster with 4, and 1.2-1.3x slower at length 1 with either
 #pragma once
 
