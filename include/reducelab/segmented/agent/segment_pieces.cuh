@@ -9,9 +9,9 @@
 //
 // Piece k of the stretch [from, to) is segment from.segment + k clipped to [from.element, to.element). Pieces that
 // end inside the stretch are written to out (the first may have begun in an earlier block: the kernel's look-back puts
-// the earlier blocks' carries in front, as it does for the tile walk); the piece of the segment in progress at `to`, when there is
-// one, is the block's carry-out. Three sizes of worker, so that one long segment among short ones does not hold a
-// few lanes for long:
+// the earlier blocks' carries in front, as it does for the tile walk); the piece of the segment in progress at `to`,
+// when there is one, is the block's carry-out. Three sizes of worker, so that one long segment among short ones does
+// not hold a few lanes for long:
 //   a group of G lanes   pieces up to 4 times the stretch's average length (and at least G * group_items), with G
 //                        = 1, 2, 4, ..., 32 from the average (policy: pieces_items_per_lane)
 //   a warp               longer pieces below long_run_items, listed in shared memory by the groups
@@ -207,7 +207,8 @@ __device__ __forceinline__ T reduce_pieces(const T* __restrict__ in, const segme
       }
     }
     __syncwarp();
-    const T value = group_reduce_range<G, PolicyT::pieces_loads_in_flight>(in, mine ? p.base + p.first : 0, mine ? p.base + p.last : 0, op);
+    const T value = group_reduce_range<G, PolicyT::pieces_loads_in_flight>(in, mine ? p.base + p.first : 0,
+                                                                            mine ? p.base + p.last : 0, op);
     if (mine && rank == 0) finish(p.segment, value);
   }
   __syncthreads();  // the lists are complete
@@ -221,7 +222,8 @@ __device__ __forceinline__ T reduce_pieces(const T* __restrict__ in, const segme
   const int longs = storage.long_count < storage_t::max_long_pieces ? storage.long_count : storage_t::max_long_pieces;
   for (int i = 0; i < longs; ++i) {
     const piece_bounds p = piece_at<Map>(src, from, to, storage.long_pieces[i]);
-    const T value = block_reduce_piece<threads, PolicyT::pieces_loads_in_flight>(in, p.base + p.first, p.base + p.last, op, storage.range());
+    const T value = block_reduce_piece<threads, PolicyT::pieces_loads_in_flight>(in, p.base + p.first, p.base + p.last,
+                                                                                 op, storage.range());
     if (tid == 0) finish(p.segment, value);
     __syncthreads();  // the range storage is free again
   }

@@ -12,8 +12,8 @@
 //               the flat pass, told to read the count from the device, reduces the values.
 //
 // Workspace: the one-array path's carry slots (a size fixed by the value type and the device) come from the stream's
-// own workspace, as the scalar reduction's partials do (carries_workspace below). The general path and reduce_by_key need space
-// that grows with the segment or element count: allocated per call with cudaMallocAsync and released with
+// own workspace, as the scalar reduction's partials do (carries_workspace below). The general path and reduce_by_key
+// need space that grows with the segment or element count: allocated per call with cudaMallocAsync and released with
 // cudaFreeAsync on the caller's stream (stream ordered, and legal while the stream is captured into a graph, where it
 // becomes allocation nodes), which costs the pool's work on the stream at each call (about 1.5 us on an H100 for the
 // scalar reduction, detail/resources.hpp); left as is until those paths are measured.

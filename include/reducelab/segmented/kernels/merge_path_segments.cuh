@@ -61,8 +61,9 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
                       ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
                       : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
   __syncthreads();  // this block's outputs are written (the look-back reads one of them back)
-  const long long first_start =
-      from.segment < src.num_segments ? static_cast<long long>(src.offsets[from.segment]) - src.origin : src.num_elements;
+  const long long first_start = from.segment < src.num_segments
+                                    ? static_cast<long long>(src.offsets[from.segment]) - src.origin
+                                    : src.num_elements;
   const long long block = blockIdx.x;
   if (threadIdx.x == 0) grid::publish_carry(carries, block, carry, !passes_through(from, to, first_start));
   if (finishes_earlier_segment(from, to, first_start)) {  // the same in every thread
