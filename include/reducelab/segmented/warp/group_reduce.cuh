@@ -29,10 +29,10 @@ __device__ __forceinline__ unsigned group_lanes() {
 }
 
 /// Combine the values of this lane's group of G lanes in lane order; valid in the group's first lane only.
-/// Every lane of the group must call it (the other groups of the warp need not).
+/// Every lane of the group must call it (the other groups of the warp need not). `mask` names the lanes that shuffle
+/// together: the group's by default.
 template <int G, class T, class OpT>
-__device__ __forceinline__ T reduce_in_group_order(T value, OpT op) {
-  const unsigned mask = group_lanes<G>();
+__device__ __forceinline__ T reduce_in_group_order(T value, OpT op, unsigned mask = group_lanes<G>()) {
   const int lane = threadIdx.x % 32;
   const int rank = lane % G;
 #pragma unroll
@@ -51,16 +51,7 @@ __device__ __forceinline__ T reduce_in_group_order(T value, OpT op) {
 /// which made sub-warp groups of 2 and 4 lanes slower than one lane per segment (H100, segmented library).
 template <int G, class T, class OpT>
 __device__ __forceinline__ T reduce_in_group_order_converged(T value, OpT op) {
-  static_assert(G == 2 || G == 4 || G == 8 || G == 16 || G == 32, "a lane group has 2, 4, 8, 16 or 32 lanes");
-  const int lane = threadIdx.x % 32;
-  const int rank = lane % G;
-#pragma unroll
-  for (int offset = 1; offset < G; offset *= 2) {
-    const int source = rank + offset < G ? lane + offset : lane;
-    const T other = ::reducelab::warp::shfl_idx(value, source);
-    value = op(value, other);
-  }
-  return value;
+  return reduce_in_group_order<G>(value, op, ::reducelab::warp::full_mask);
 }
 
 /// Reduce contiguous runs of lanes in lane order. `run_last` is the last lane of this lane's run (a lane that
