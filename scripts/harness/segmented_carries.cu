@@ -1,19 +1,30 @@
-// Same-run harness for how reducelab::segmented_reduce joins segments that cross blocks: the library (one launch, the
-// look-back of segmented/grid/segment_carries.cuh) beside the same main-pass walk followed by the second kernel the
-// look-back replaced (the fix-up, one block folding every block's carry in order, as it was at a6ab44e), and beside
-// the walk alone (no join at all: wrong wherever a segment crosses blocks, a floor for the cost of joining), with
-// cub::DeviceSegmentedReduce::Sum for scale, and the library's kernel under the previous 4-byte policy (5 resident
-// blocks instead of 4). Not part of the build or of the tests; results/<device>-segmented/lookback-vs-fixup.txt holds
-// what it printed.
+// Same-run harness for reducelab::segmented_reduce's main pass: its rows are variants of the library's kernel, CUB,
+// and streaming floors over the same bytes. Not part of the build or of the tests; results/<device>-segmented/
+// lookback-vs-fixup.txt and policy-4byte.txt hold what it printed.
+//
+//   library           reducelab::segmented_reduce (one launch, the look-back of segmented/grid/segment_carries.cuh)
+//   cub_sum           cub::DeviceSegmentedReduce::Sum
+//   fixup, walk_only  the same walk followed by the fix-up kernel the look-back replaced (as at a6ab44e), or alone
+//                     (no join: wrong wherever a segment crosses blocks, not checked; a floor for the cost of joining)
+//   library_5_blocks  the library's kernel under the 4-byte policy before ea1b91b (5 resident blocks instead of 4)
+//   previous_policy   the library's kernel under the 4-byte policy before the pieces_* and long_run_items change
+//   timed             the library's kernel (as at d31792d) with %globaltimer stamps per block: prints where the last
+//                     call's time went (entry, stretch found, walk done, carry published, done)
+//   scalar_reduce     reducelab::reduce over all 2^24 values (a streaming floor, not a segmented result)
+//   fold4x4           the pieces walk's block fold alone over equal contiguous shares, the library's grid
+//   striped8x4        the same bytes in 16 KiB chunks dealt round robin to the same grid
+//   tiles4x8          one block per 16 KiB chunk (as CUB's segmented kernel launches at length 4096)
 //
 //   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include \
 //                     scripts/harness/segmented_carries.cu -o segmented_carries
 //   run:            ./segmented_carries [LENGTHS|all] [SAMPLES] [VARIANTS]
-//                   e.g. ./segmented_carries all 7 library,cub_sum,fixup,walk_only,library_5_blocks
+//                   e.g. ./segmented_carries all 7 library,cub_sum,previous_policy,fold4x4,striped8x4
 //
 // 2^24 int32 values, 64-bit offsets, plus. LENGTHS: uniform segment lengths, or -1 (one segment of 2^23 values, then
 // segments of 8) and -2 (mixed lengths 0..3000). Cold: a 256 MiB memset and read between samples; CUDA events around
-// each call; the median of SAMPLES after one unrecorded call, whose output is checked against the host.
+// each call; the median of SAMPLES after one unrecorded call, whose output is checked against the host (rows that are
+// not segmented results are not checked; their % counts the segmented bytes, offsets included).
+#include "reducelab/reduce.cuh"
 #include "reducelab/segmented/block/block_segmented_scan.cuh"
 #include "reducelab/segmented_reduce.cuh"
 
@@ -118,6 +129,91 @@ __global__ void __launch_bounds__(policy::block_threads, policy::min_blocks_per_
   }
 }
 
+
+// --- where a call's time goes: the library's kernel with %globaltimer stamps per block -----------------------------
+
+__device__ __forceinline__ unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+constexpr int stamps_per_block = 5;  // entry, stretch found, walk done, carry published, done
+
+__global__ void __launch_bounds__(policy::block_threads, policy::min_blocks_per_sm)
+    timed_library(const int* __restrict__ in, const long long* offsets, long long S, int* out,
+                  seg::grid::carry_slots<int> carries, unsigned long long* stamps) {
+  using namespace reducelab::segmented;
+  constexpr auto Map = agent::element_map::contiguous;
+  __shared__ agent::block_storage<policy, int, plus_int, Map> storage;
+  __shared__ path_coord stretch[2];
+  unsigned long long* mine = stamps + stamps_per_block * blockIdx.x;
+  if (threadIdx.x == 0) mine[0] = now_ns();
+  agent::segment_source<long long, long long> src;
+  src.offsets = offsets;
+  src.begins = nullptr;
+  src.num_segments = S;
+  src.origin = offsets[0];
+  src.num_elements = offsets[S] - src.origin;
+  const long long total = S + src.num_elements;
+  const diagonal_range range = block_diagonals(blockIdx.x, gridDim.x, total, policy::tile_steps);
+  const int warp_id = threadIdx.x / 32;
+  if (warp_id < 2) {
+    const path_coord c = warp::merge_path_search(
+        warp_id == 0 ? range.first : range.last, [src](long long x) { return src.end(x); }, S, src.num_elements);
+    if (threadIdx.x % 32 == 0) stretch[warp_id] = c;
+  }
+  __syncthreads();
+  const path_coord from = stretch[0], to = stretch[1];
+  if (threadIdx.x == 0) mine[1] = now_ns();
+  const long long first_start = from.segment < S ? offsets[from.segment] - src.origin : src.num_elements;
+  const long long average = (to.element - from.element) / (to.segment - from.segment + 1);
+  const int carry = agent::reduce_pieces_by_average<policy, Map>(in, src, from, to, out, plus_int{}, average, storage);
+  __syncthreads();
+  if (threadIdx.x == 0) mine[2] = now_ns();
+  if (threadIdx.x == 0) grid::publish_carry(carries, blockIdx.x, carry, !passes_through(from, to, first_start));
+  if (threadIdx.x == 0) mine[3] = now_ns();
+  if (finishes_earlier_segment(from, to, first_start)) {
+    const int own = threadIdx.x == 0 ? out[from.segment] : carry;
+    const int before = grid::look_back<policy::block_threads>(carries, blockIdx.x, plus_int{}, storage.range().reduce);
+    if (threadIdx.x == 0) out[from.segment] = before + own;
+  }
+  if (threadIdx.x == 0) mine[4] = now_ns();
+}
+
+unsigned long long* stamps_buffer = nullptr;
+long long stamps_grid = 0;
+
+void timed(const int* in, const long long* offsets, long long S, int* out, void* workspace, cudaStream_t stream) {
+  static int per_sm = 0, sms = 0;
+  if (per_sm == 0) {
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, timed_library, policy::block_threads, 0));
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    stamps_grid = static_cast<long long>(per_sm) * sms;
+    CHECK_CUDA(cudaMalloc(&stamps_buffer, 8 * stamps_per_block * stamps_grid));
+  }
+  timed_library<<<static_cast<unsigned>(stamps_grid), policy::block_threads, 0, stream>>>(
+      in, offsets, S, out, seg::grid::carry_slots<int>::carve(workspace, stamps_grid, reducelab::detail::next_epoch()),
+      stamps_buffer);
+}
+
+/// Print, for the last timed call, each stamp's spread over the blocks, in µs after the first block's entry.
+void print_stamps() {
+  std::vector<unsigned long long> h(stamps_per_block * stamps_grid);
+  CHECK_CUDA(cudaMemcpy(h.data(), stamps_buffer, h.size() * 8, cudaMemcpyDeviceToHost));
+  unsigned long long t0 = ~0ULL;
+  for (long long b = 0; b < stamps_grid; ++b) t0 = std::min(t0, h[stamps_per_block * b]);
+  const char* names[stamps_per_block] = {"entry", "found", "walked", "published", "done"};
+  std::printf("    stamps (us after the first entry: min / p10 / median / p90 / max over %lld blocks):\n", stamps_grid);
+  for (int k = 0; k < stamps_per_block; ++k) {
+    std::vector<double> v;
+    for (long long b = 0; b < stamps_grid; ++b) v.push_back((h[stamps_per_block * b + k] - t0) * 1e-3);
+    std::sort(v.begin(), v.end());
+    const auto at = [&](double q) { return v[static_cast<std::size_t>(q * (v.size() - 1))]; };
+    std::printf("      %-9s %6.2f %6.2f %6.2f %6.2f %6.2f\n", names[k], at(0), at(0.1), at(0.5), at(0.9), at(1));
+  }
+}
+
 // --- the rows ---------------------------------------------------------------------------------------------------
 
 using row_fn = void (*)(const int*, const long long*, long long, int*, void*, cudaStream_t);
@@ -141,24 +237,97 @@ void old_join(const int* in, const long long* offsets, long long S, int* out, vo
   if (FixUp) fix_up<256><<<1, 256, 0, stream>>>(carry_segment, carry_value, grid, out, plus_int{});
 }
 
-/// The library's kernel under the 4-byte policy it had before ea1b91b (5 resident blocks, so 48 registers), launched as
-/// detail/dispatch.cuh launches it: the same-run A/B of that change.
+/// The library's kernel under another policy, launched as detail/dispatch.cuh launches it: same-run A/Bs of the
+/// policy. five_blocks_policy: the 4-byte policy before ea1b91b (5 resident blocks, so 48 registers).
 struct five_blocks_policy : seg::tuning::policy<256, 8, 2048, 5, 0> {};
-void library_five_blocks(const int* in, const long long* offsets, long long S, int* out, void* workspace,
-                         cudaStream_t stream) {
-  constexpr auto kernel = &seg::kernels::merge_path_segments<five_blocks_policy, seg::agent::element_map::contiguous,
-                                                             plus_int, int, long long, long long>;
+/// previous_policy: the 4-byte policy before this change to tuning.hpp (8 items per lane, 4 loads in flight for every
+/// worker, a piece of 2048 values or more to the whole block).
+struct previous_policy : seg::tuning::policy<256, 8, 2048, 4, 0> {
+  static constexpr int pieces_items_per_lane = 8;
+  static constexpr int pieces_loads_in_flight = 4;
+  static constexpr int pieces_lone_loads_in_flight = 4;
+};
+template <class PolicyT>
+void library_under(const int* in, const long long* offsets, long long S, int* out, void* workspace,
+                   cudaStream_t stream) {
+  constexpr auto kernel = &seg::kernels::merge_path_segments<PolicyT, seg::agent::element_map::contiguous, plus_int,
+                                                             int, long long, long long>;
   static int per_sm = 0, sms = 0;
   if (per_sm == 0) {
-    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, five_blocks_policy::block_threads, 0));
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, PolicyT::block_threads, 0));
     CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   }
   const long long grid = static_cast<long long>(per_sm) * sms;
   seg::kernels::segment_count count;
   count.host = S;
-  kernel<<<static_cast<unsigned>(grid), five_blocks_policy::block_threads, 0, stream>>>(
+  kernel<<<static_cast<unsigned>(grid), PolicyT::block_threads, 0, stream>>>(
       in, offsets, static_cast<const long long*>(nullptr), count, out,
       seg::grid::carry_slots<int>::carve(workspace, grid, reducelab::detail::next_epoch()), plus_int{});
+}
+
+/// Streaming floors over the same bytes (not segmented results, not checked): reducelab::reduce over all n values,
+/// and the pieces walk's block fold alone over equal shares of the input with the library's grid (no search, no
+/// offsets, no look-back), InFlight 16-byte loads per lane.
+void scalar_reduce(const int* in, const long long*, long long, int* out, void*, cudaStream_t stream) {
+  reducelab::reduce(in, std::size_t{1} << 24, out, plus_int{}, stream);
+}
+
+template <int InFlight, int MinBlocks>
+__global__ void __launch_bounds__(policy::block_threads, MinBlocks)
+    fold_shares(const int* __restrict__ in, long long n, int* out) {
+  __shared__ seg::agent::block_storage<policy, int, plus_int, seg::agent::element_map::contiguous> storage;
+  const long long per = (n + gridDim.x - 1) / gridDim.x / 4 * 4;
+  const long long first = blockIdx.x * per < n ? blockIdx.x * per : n;
+  const long long last = n - first > per ? first + per : n;
+  const int v = seg::agent::block_reduce_piece<policy::block_threads, InFlight>(in, first, last, plus_int{},
+                                                                                storage.range());
+  if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+
+template <int InFlight, int MinBlocks>
+void fold_probe(const int* in, const long long*, long long, int* out, void*, cudaStream_t stream) {
+  static int per_sm = 0, sms = 0;
+  if (per_sm == 0) {
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fold_shares<InFlight, MinBlocks>,
+                                                             policy::block_threads, 0));
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  }
+  fold_shares<InFlight, MinBlocks><<<static_cast<unsigned>(per_sm * sms), policy::block_threads, 0, stream>>>(
+      in, 1LL << 24, out);
+}
+
+/// The same fold with the chunks of 16 KiB dealt round robin (chunk c to block c % grid): the blocks sweep the input
+/// together, front to back, instead of each streaming its own share.
+template <int InFlight, int MinBlocks>
+__global__ void __launch_bounds__(policy::block_threads, MinBlocks)
+    fold_striped(const int* __restrict__ in, long long n, int* out) {
+  __shared__ seg::agent::block_storage<policy, int, plus_int, seg::agent::element_map::contiguous> storage;
+  constexpr long long chunk = policy::block_threads * InFlight * 4LL;
+  const uint4* v = reinterpret_cast<const uint4*>(in);
+  int acc = 0;
+  for (long long c = blockIdx.x; c * chunk < n; c += gridDim.x) {
+    uint4 r[InFlight];
+#pragma unroll
+    for (int j = 0; j < InFlight; ++j) r[j] = __ldg(v + c * (chunk / 4) + j * policy::block_threads + threadIdx.x);
+#pragma unroll
+    for (int j = 0; j < InFlight; ++j) acc += static_cast<int>(r[j].x + r[j].y + r[j].z + r[j].w);
+  }
+  const int total = reducelab::block::reduce_in_thread_order<policy::block_threads>(acc, plus_int{}, storage.range().reduce);
+  if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+
+template <int InFlight, int MinBlocks, int Waves>
+void striped_probe(const int* in, const long long*, long long, int* out, void*, cudaStream_t stream) {
+  static int per_sm = 0, sms = 0;
+  if (per_sm == 0) {
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fold_striped<InFlight, MinBlocks>,
+                                                             policy::block_threads, 0));
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  }
+  // Waves 0: one chunk per block (as many blocks as chunks, as CUB's segmented kernel at length 4096 launches)
+  const long long chunks = (1LL << 24) / (policy::block_threads * InFlight * 4LL);
+  const long long grid = Waves == 0 ? chunks : static_cast<long long>(per_sm) * sms * Waves;
+  fold_striped<InFlight, MinBlocks><<<static_cast<unsigned>(grid), policy::block_threads, 0, stream>>>(in, 1LL << 24, out);
 }
 
 void* cub_temp = nullptr;
@@ -222,7 +391,13 @@ int main(int argc, char** argv) {
                                  {"cub_sum", cub_sum, true},
                                  {"fixup", old_join<true>, true},
                                  {"walk_only", old_join<false>, false},
-                                 {"library_5_blocks", library_five_blocks, true}};
+                                 {"library_5_blocks", library_under<five_blocks_policy>, true},
+                                 {"timed", timed, true},
+                                 {"previous_policy", library_under<previous_policy>, true},
+                                 {"scalar_reduce", scalar_reduce, false},
+                                 {"fold4x4", fold_probe<4, 4>, false},
+                                 {"striped8x4", striped_probe<8, 4, 1>, false},
+                                 {"tiles4x8", striped_probe<4, 8, 0>, false}};
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   int memory_khz = 0, bus_bits = 0;  // the report's peak: 2 x memory clock x bus width
@@ -297,6 +472,7 @@ int main(int argc, char** argv) {
       std::printf(" | %s %.1fus %.0f%%", rows[r].name, median, bytes / (median * 1e-6) / 1e9 / peak_gbps * 100);
     }
     std::printf("\n");
+    if (only.find("timed") != std::string::npos) print_stamps();
   }
   return 0;
 }

@@ -14,8 +14,13 @@
 //   block_threads      threads per block of the main (merge-path) kernel
 //   items_per_thread   path steps (an element or a segment end) each thread walks per tile; a tile is
 //                      block_threads * items_per_thread steps, staged in shared memory (values and segment ends)
-//   long_run_items     a run of at least this many elements of one segment inside a block skips the tile machinery
-//                      and is reduced straight from global memory with the block range reduction
+//   long_run_items     a run of at least this many elements of one segment inside a block is reduced by the whole
+//                      block (the pieces walk; in the tile walk it skips the tile machinery); shorter ones go to a
+//                      warp.
+//                      4-byte values: 16 KiB + 1 value, so that a piece of 4096 values stays with a warp. Against the
+//                      one-tile default (2048) it was 8 % faster at length 4096 (38.1-38.3 against 35.0-35.3 µs) and
+//                      the same elsewhere; 8192 cost 5 % at 2^16 and 32768 cost 30 % from 2^16 up (the block waits for
+//                      the warp that holds its short piece)
 //   min_blocks_per_sm  the main kernel's __launch_bounds__ minimum, which caps its registers. 4-byte values: 4 (64
 //                      registers). Against 5 (48 registers, where ptxas spills 32 bytes), same run on the H100 and the H200
 //                      (results/*-segmented/lookback-vs-fixup.txt): 9-21 % faster from length 256 to 2^20, 2-12 % on
@@ -28,10 +33,21 @@
 //                      segment (agent/segment_pieces.cuh) instead of in merge-path tiles. 0 (pieces always): the pieces
 //                      walk beat the tiles at every uniform length measured, 1 to 2^20 (in order: 1.2x at length 1,
 //                      2.5x at 8); the tiles stay for a policy that sets it higher
-//   pieces_items_per_lane  the pieces walk gives a segment about average / this many lanes (a power of two, 1..32);
-//                      8 measured best (in order: 16, 32, 64 were up to 1.6x slower from length 32 to 256)
-//   pieces_loads_in_flight  16-byte loads a lane of the pieces walk issues before it folds any: 4. 8 was 1-6 % faster
-//                      from 256 up with 5 blocks per SM, no faster with 4, and 1.2-1.3x slower at length 1 with either
+//   pieces_items_per_lane  the pieces walk gives a segment about average / this many lanes (a power of two, 1..32).
+//                      4-byte values: 32, measured with pieces_loads_in_flight below (the in-order path had measured 8
+//                      best, but plus and the other commutative functors never take it)
+//   pieces_loads_in_flight  16-byte loads a lane of the pieces walk issues before it folds any, in groups of 2 lanes
+//                      and more, warps and the whole block; pieces_lone_loads_in_flight is that of a group of one lane
+//                      (the short-segment walk, whose registers it bounds). 4-byte values: 8 and 4. Against the
+//                      previous 4-byte policy (8 items per lane, 4 and 4 loads, long_run_items 2048), two passes of
+//                      one run: 2-4 % faster at lengths 1 and 8 (233.2-233.3 against 238.3-238.7 µs at 1), 9-11 % at
+//                      32, 5 % at 256, 13-14 % at 4096 (33.2-33.5 against 38.4-38.6 µs), 2-4 % at 2^16 and 2^20, 4 %
+//                      on the giant layout, 15 % on the mixed one (44.2 against 51.6-51.8 µs), and 4-7 % slower at
+//                      1000 (16-lane groups instead of 32). 8 loads for lone lanes too cost 25 % at length 1
+//
+// Tried and left out (same harness, H100): an L2 prefetch of each block's estimated first 32-128 KiB before the search
+// (no faster anywhere, up to 8 % slower); cutting the path into 2, 4 or 8 chunks per block dealt round robin, with the
+// look-backs after all of a block's walks (2: up to 13 % slower from 256 up; 8: 1.3-1.7x slower everywhere).
 #pragma once
 
 #include <cstddef>
@@ -53,6 +69,7 @@ struct policy {
   static constexpr int pieces_min_average = 0;
   static constexpr int pieces_items_per_lane = 8;
   static constexpr int pieces_loads_in_flight = 4;
+  static constexpr int pieces_lone_loads_in_flight = 4;
 };
 
 /// Items per thread by value size: a tile stages tile_steps values plus tile_steps + 1 eight-byte segment ends, so
@@ -68,5 +85,13 @@ constexpr int default_min_blocks_per_sm(std::size_t value_bytes) { return value_
 template <std::size_t ValueBytes>
 struct default_policy : policy<256, default_items_per_thread(ValueBytes), 256 * default_items_per_thread(ValueBytes),
                                default_min_blocks_per_sm(ValueBytes), 0> {};
+
+/// 4-byte values, the measured ones (see long_run_items and the pieces_* lines above).
+template <>
+struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, 4, 0> {
+  static constexpr int pieces_items_per_lane = 32;
+  static constexpr int pieces_loads_in_flight = 8;
+  static constexpr int pieces_lone_loads_in_flight = 4;
+};
 
 }  // namespace reducelab::segmented::tuning
