@@ -8,6 +8,8 @@
 //                     (no join: wrong wherever a segment crosses blocks, not checked; a floor for the cost of joining)
 //   library_5_blocks  the library's kernel under the 4-byte policy before ea1b91b (5 resident blocks instead of 4)
 //   previous_policy   the library's kernel under the 4-byte policy before the pieces_* and long_run_items change
+//   previous_8byte    (built with -DHARNESS_VALUE=double) the 8-byte policy before it took 4 resident blocks, and
+//   b4_i16_8_4_2049   a candidate it was measured against (candidate_policy below)
 //   timed             the library's kernel (as at d31792d) with %globaltimer stamps per block: prints where the last
 //                     call's time went (entry, stretch found, walk done, carry published, done)
 //   scalar_reduce     reducelab::reduce over all 2^24 values (a streaming floor, not a segmented result)
@@ -20,7 +22,7 @@
 //   run:            ./segmented_carries [LENGTHS|all] [SAMPLES] [VARIANTS]
 //                   e.g. ./segmented_carries all 7 library,cub_sum,previous_policy,fold4x4,striped8x4
 //
-// 2^24 int32 values, 64-bit offsets, plus. LENGTHS: uniform segment lengths, or -1 (one segment of 2^23 values, then
+// 2^24 int32 values (or -DHARNESS_VALUE=double), 64-bit offsets, plus. LENGTHS: uniform segment lengths, or -1 (one segment of 2^23 values, then
 // segments of 8) and -2 (mixed lengths 0..3000). Cold: a 256 MiB memset and read between samples; CUDA events around
 // each call; the median of SAMPLES after one unrecorded call, whose output is checked against the host (rows that are
 // not segmented results are not checked; their % counts the segmented bytes, offsets included).
@@ -50,16 +52,23 @@ namespace harness {
 
 namespace seg = reducelab::segmented;
 
+// The value type: int unless built with -DHARNESS_VALUE=double (or another arithmetic type). The values are small
+// integers, so that every summation order gives the same sum and the check stays exact.
+#ifndef HARNESS_VALUE
+#define HARNESS_VALUE int
+#endif
+using value_t = HARNESS_VALUE;
+
 struct plus_int {
   static constexpr bool commutative = true;  // as functors/plus.cuh declares: the pieces walk reads it in 16-byte vectors
   template <class T>
   static constexpr __host__ __device__ T identity() {
     return T(0);
   }
-  __host__ __device__ int operator()(int a, int b) const { return a + b; }
+  __host__ __device__ value_t operator()(value_t a, value_t b) const { return a + b; }
 };
 
-using policy = seg::tuning::default_policy<sizeof(int)>;
+using policy = seg::tuning::default_policy<sizeof(value_t)>;
 
 // --- the join as it was before the look-back: carries (segment, value) per block, then one fix-up block -----------
 
@@ -72,19 +81,19 @@ __host__ __device__ inline bool needs_prefix(const long long* carry_segment, lon
 
 template <int Threads>
 __global__ void __launch_bounds__(Threads)
-    fix_up(const long long* carry_segment, const int* carry_value, long long count, int* out, plus_int op) {
-  using storage_t = seg::block::scan_storage<int, Threads>;
+    fix_up(const long long* carry_segment, const value_t* carry_value, long long count, value_t* out, plus_int op) {
+  using storage_t = seg::block::scan_storage<value_t, Threads>;
   __shared__ alignas(16) unsigned char raw[sizeof(storage_t)];
   storage_t& storage = *reinterpret_cast<storage_t*>(raw);
   const long long per_thread = (count + Threads - 1) / Threads;
   const long long first = threadIdx.x * per_thread < count ? threadIdx.x * per_thread : count;
   const long long last = count - first > per_thread ? first + per_thread : count;
-  seg::flagged<int> mine{0, false};
+  seg::flagged<value_t> mine{0, false};
   for (long long c = first; c < last; ++c)
-    mine = seg::then(mine, seg::flagged<int>{carry_value[c], opens_run(carry_segment, c)}, op);
-  seg::flagged<int> before, total;
-  seg::block::exclusive_scan<Threads>(mine, 0, op, storage, before, total);
-  int running = before.value;
+    mine = seg::then(mine, seg::flagged<value_t>{carry_value[c], opens_run(carry_segment, c)}, op);
+  seg::flagged<value_t> before, total;
+  seg::block::exclusive_scan<Threads>(mine, value_t(0), op, storage, before, total);
+  value_t running = before.value;
   for (long long c = first; c < last; ++c) {
     running = opens_run(carry_segment, c) ? carry_value[c] : op(running, carry_value[c]);
     if (needs_prefix(carry_segment, c, count)) out[carry_segment[c]] = op(running, out[carry_segment[c]]);
@@ -93,9 +102,9 @@ __global__ void __launch_bounds__(Threads)
 
 /// The library's main pass up to its walk (the same search, the same pieces walk), storing the carry per block.
 __global__ void __launch_bounds__(policy::block_threads, policy::min_blocks_per_sm)
-    walk_and_store_carries(const int* __restrict__ in, const long long* offsets, long long S, int* out,
-                           long long* carry_segment, int* carry_value) {
-  __shared__ seg::agent::block_storage<policy, int, plus_int, seg::agent::element_map::contiguous> storage;
+    walk_and_store_carries(const value_t* __restrict__ in, const long long* offsets, long long S, value_t* out,
+                           long long* carry_segment, value_t* carry_value) {
+  __shared__ seg::agent::block_storage<policy, value_t, plus_int, seg::agent::element_map::contiguous> storage;
   __shared__ seg::path_coord stretch[2];
   seg::agent::segment_source<long long, long long> src;
   src.offsets = offsets;
@@ -121,7 +130,7 @@ __global__ void __launch_bounds__(policy::block_threads, policy::min_blocks_per_
   __syncthreads();
   const seg::path_coord from = stretch[0], to = stretch[1];
   const long long average = (to.element - from.element) / (to.segment - from.segment + 1);
-  const int carry = seg::agent::reduce_pieces_by_average<policy, seg::agent::element_map::contiguous>(
+  const value_t carry = seg::agent::reduce_pieces_by_average<policy, seg::agent::element_map::contiguous>(
       in, src, from, to, out, plus_int{}, average, storage);
   if (threadIdx.x == 0) {
     carry_segment[blockIdx.x] = to.segment;
@@ -141,11 +150,11 @@ __device__ __forceinline__ unsigned long long now_ns() {
 constexpr int stamps_per_block = 5;  // entry, stretch found, walk done, carry published, done
 
 __global__ void __launch_bounds__(policy::block_threads, policy::min_blocks_per_sm)
-    timed_library(const int* __restrict__ in, const long long* offsets, long long S, int* out,
-                  seg::grid::carry_slots<int> carries, unsigned long long* stamps) {
+    timed_library(const value_t* __restrict__ in, const long long* offsets, long long S, value_t* out,
+                  seg::grid::carry_slots<value_t> carries, unsigned long long* stamps) {
   using namespace reducelab::segmented;
   constexpr auto Map = agent::element_map::contiguous;
-  __shared__ agent::block_storage<policy, int, plus_int, Map> storage;
+  __shared__ agent::block_storage<policy, value_t, plus_int, Map> storage;
   __shared__ path_coord stretch[2];
   unsigned long long* mine = stamps + stamps_per_block * blockIdx.x;
   if (threadIdx.x == 0) mine[0] = now_ns();
@@ -168,14 +177,14 @@ __global__ void __launch_bounds__(policy::block_threads, policy::min_blocks_per_
   if (threadIdx.x == 0) mine[1] = now_ns();
   const long long first_start = from.segment < S ? offsets[from.segment] - src.origin : src.num_elements;
   const long long average = (to.element - from.element) / (to.segment - from.segment + 1);
-  const int carry = agent::reduce_pieces_by_average<policy, Map>(in, src, from, to, out, plus_int{}, average, storage);
+  const value_t carry = agent::reduce_pieces_by_average<policy, Map>(in, src, from, to, out, plus_int{}, average, storage);
   __syncthreads();
   if (threadIdx.x == 0) mine[2] = now_ns();
   if (threadIdx.x == 0) grid::publish_carry(carries, blockIdx.x, carry, !passes_through(from, to, first_start));
   if (threadIdx.x == 0) mine[3] = now_ns();
   if (finishes_earlier_segment(from, to, first_start)) {
-    const int own = threadIdx.x == 0 ? out[from.segment] : carry;
-    const int before = grid::look_back<policy::block_threads>(carries, blockIdx.x, plus_int{}, storage.range().reduce);
+    const value_t own = threadIdx.x == 0 ? out[from.segment] : carry;
+    const value_t before = grid::look_back<policy::block_threads>(carries, blockIdx.x, plus_int{}, storage.range().reduce);
     if (threadIdx.x == 0) out[from.segment] = before + own;
   }
   if (threadIdx.x == 0) mine[4] = now_ns();
@@ -184,7 +193,7 @@ __global__ void __launch_bounds__(policy::block_threads, policy::min_blocks_per_
 unsigned long long* stamps_buffer = nullptr;
 long long stamps_grid = 0;
 
-void timed(const int* in, const long long* offsets, long long S, int* out, void* workspace, cudaStream_t stream) {
+void timed(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace, cudaStream_t stream) {
   static int per_sm = 0, sms = 0;
   if (per_sm == 0) {
     CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, timed_library, policy::block_threads, 0));
@@ -193,7 +202,7 @@ void timed(const int* in, const long long* offsets, long long S, int* out, void*
     CHECK_CUDA(cudaMalloc(&stamps_buffer, 8 * stamps_per_block * stamps_grid));
   }
   timed_library<<<static_cast<unsigned>(stamps_grid), policy::block_threads, 0, stream>>>(
-      in, offsets, S, out, seg::grid::carry_slots<int>::carve(workspace, stamps_grid, reducelab::detail::next_epoch()),
+      in, offsets, S, out, seg::grid::carry_slots<value_t>::carve(workspace, stamps_grid, reducelab::detail::next_epoch()),
       stamps_buffer);
 }
 
@@ -216,14 +225,14 @@ void print_stamps() {
 
 // --- the rows ---------------------------------------------------------------------------------------------------
 
-using row_fn = void (*)(const int*, const long long*, long long, int*, void*, cudaStream_t);
+using row_fn = void (*)(const value_t*, const long long*, long long, value_t*, void*, cudaStream_t);
 
-void library(const int* in, const long long* offsets, long long S, int* out, void*, cudaStream_t stream) {
+void library(const value_t* in, const long long* offsets, long long S, value_t* out, void*, cudaStream_t stream) {
   reducelab::segmented_reduce(in, offsets, offsets + 1, static_cast<std::size_t>(S), out, plus_int{}, stream);
 }
 
 template <bool FixUp>
-void old_join(const int* in, const long long* offsets, long long S, int* out, void* workspace, cudaStream_t stream) {
+void old_join(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace, cudaStream_t stream) {
   static int per_sm = 0, sms = 0;
   if (per_sm == 0) {
     CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_and_store_carries, policy::block_threads, 0));
@@ -231,7 +240,7 @@ void old_join(const int* in, const long long* offsets, long long S, int* out, vo
   }
   const long long grid = static_cast<long long>(per_sm) * sms;  // as the library sizes it
   auto* carry_segment = static_cast<long long*>(workspace);
-  auto* carry_value = reinterpret_cast<int*>(static_cast<char*>(workspace) + 8 * grid + 256);
+  auto* carry_value = reinterpret_cast<value_t*>(static_cast<char*>(workspace) + 8 * grid + 256);
   walk_and_store_carries<<<static_cast<unsigned>(grid), policy::block_threads, 0, stream>>>(in, offsets, S, out,
                                                                                             carry_segment, carry_value);
   if (FixUp) fix_up<256><<<1, 256, 0, stream>>>(carry_segment, carry_value, grid, out, plus_int{});
@@ -240,6 +249,16 @@ void old_join(const int* in, const long long* offsets, long long S, int* out, vo
 /// The library's kernel under another policy, launched as detail/dispatch.cuh launches it: same-run A/Bs of the
 /// policy. five_blocks_policy: the 4-byte policy before ea1b91b (5 resident blocks, so 48 registers).
 struct five_blocks_policy : seg::tuning::policy<256, 8, 2048, 5, 0> {};
+/// Candidates for 8-byte values (-DHARNESS_VALUE=double): resident blocks, items per lane, loads in flight (groups of
+/// two lanes and more, lone lanes), and the shortest piece the whole block takes.
+template <int MinBlocks, int ItemsPerLane, int InFlight, int LoneInFlight, int LongRunItems>
+struct candidate_policy : seg::tuning::policy<256, seg::tuning::default_items_per_thread(sizeof(value_t)), LongRunItems,
+                                              MinBlocks, 0> {
+  static constexpr int pieces_items_per_lane = ItemsPerLane;
+  static constexpr int pieces_loads_in_flight = InFlight;
+  static constexpr int pieces_lone_loads_in_flight = LoneInFlight;
+};
+
 /// previous_policy: the 4-byte policy before this change to tuning.hpp (8 items per lane, 4 loads in flight for every
 /// worker, a piece of 2048 values or more to the whole block).
 struct previous_policy : seg::tuning::policy<256, 8, 2048, 4, 0> {
@@ -248,10 +267,10 @@ struct previous_policy : seg::tuning::policy<256, 8, 2048, 4, 0> {
   static constexpr int pieces_lone_loads_in_flight = 4;
 };
 template <class PolicyT>
-void library_under(const int* in, const long long* offsets, long long S, int* out, void* workspace,
+void library_under(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
                    cudaStream_t stream) {
   constexpr auto kernel = &seg::kernels::merge_path_segments<PolicyT, seg::agent::element_map::contiguous, plus_int,
-                                                             int, long long, long long>;
+                                                             value_t, long long, long long>;
   static int per_sm = 0, sms = 0;
   if (per_sm == 0) {
     CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, PolicyT::block_threads, 0));
@@ -262,30 +281,30 @@ void library_under(const int* in, const long long* offsets, long long S, int* ou
   count.host = S;
   kernel<<<static_cast<unsigned>(grid), PolicyT::block_threads, 0, stream>>>(
       in, offsets, static_cast<const long long*>(nullptr), count, out,
-      seg::grid::carry_slots<int>::carve(workspace, grid, reducelab::detail::next_epoch()), plus_int{});
+      seg::grid::carry_slots<value_t>::carve(workspace, grid, reducelab::detail::next_epoch()), plus_int{});
 }
 
 /// Streaming floors over the same bytes (not segmented results, not checked): reducelab::reduce over all n values,
 /// and the pieces walk's block fold alone over equal shares of the input with the library's grid (no search, no
 /// offsets, no look-back), InFlight 16-byte loads per lane.
-void scalar_reduce(const int* in, const long long*, long long, int* out, void*, cudaStream_t stream) {
+void scalar_reduce(const value_t* in, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
   reducelab::reduce(in, std::size_t{1} << 24, out, plus_int{}, stream);
 }
 
 template <int InFlight, int MinBlocks>
 __global__ void __launch_bounds__(policy::block_threads, MinBlocks)
-    fold_shares(const int* __restrict__ in, long long n, int* out) {
-  __shared__ seg::agent::block_storage<policy, int, plus_int, seg::agent::element_map::contiguous> storage;
+    fold_shares(const value_t* __restrict__ in, long long n, value_t* out) {
+  __shared__ seg::agent::block_storage<policy, value_t, plus_int, seg::agent::element_map::contiguous> storage;
   const long long per = (n + gridDim.x - 1) / gridDim.x / 4 * 4;
   const long long first = blockIdx.x * per < n ? blockIdx.x * per : n;
   const long long last = n - first > per ? first + per : n;
-  const int v = seg::agent::block_reduce_piece<policy::block_threads, InFlight>(in, first, last, plus_int{},
+  const value_t v = seg::agent::block_reduce_piece<policy::block_threads, InFlight>(in, first, last, plus_int{},
                                                                                 storage.range());
   if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
 
 template <int InFlight, int MinBlocks>
-void fold_probe(const int* in, const long long*, long long, int* out, void*, cudaStream_t stream) {
+void fold_probe(const value_t* in, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
   static int per_sm = 0, sms = 0;
   if (per_sm == 0) {
     CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fold_shares<InFlight, MinBlocks>,
@@ -296,12 +315,21 @@ void fold_probe(const int* in, const long long*, long long, int* out, void*, cud
       in, 1LL << 24, out);
 }
 
+struct plus_word {
+  static constexpr bool commutative = true;
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T(0);
+  }
+  __host__ __device__ int operator()(int a, int b) const { return a + b; }
+};
+
 /// The same fold with the chunks of 16 KiB dealt round robin (chunk c to block c % grid): the blocks sweep the input
 /// together, front to back, instead of each streaming its own share.
 template <int InFlight, int MinBlocks>
 __global__ void __launch_bounds__(policy::block_threads, MinBlocks)
     fold_striped(const int* __restrict__ in, long long n, int* out) {
-  __shared__ seg::agent::block_storage<policy, int, plus_int, seg::agent::element_map::contiguous> storage;
+  __shared__ reducelab::block::reduce_storage<int, policy::block_threads> storage;
   constexpr long long chunk = policy::block_threads * InFlight * 4LL;
   const uint4* v = reinterpret_cast<const uint4*>(in);
   int acc = 0;
@@ -312,12 +340,13 @@ __global__ void __launch_bounds__(policy::block_threads, MinBlocks)
 #pragma unroll
     for (int j = 0; j < InFlight; ++j) acc += static_cast<int>(r[j].x + r[j].y + r[j].z + r[j].w);
   }
-  const int total = reducelab::block::reduce_in_thread_order<policy::block_threads>(acc, plus_int{}, storage.range().reduce);
+  const int total = reducelab::block::reduce_in_thread_order<policy::block_threads>(acc, plus_word{}, storage);
   if (threadIdx.x == 0) out[blockIdx.x] = total;
 }
 
 template <int InFlight, int MinBlocks, int Waves>
-void striped_probe(const int* in, const long long*, long long, int* out, void*, cudaStream_t stream) {
+void striped_probe(const value_t* values, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
+  const int* in = reinterpret_cast<const int*>(values);  // 32-bit words: the same bytes whatever the value type
   static int per_sm = 0, sms = 0;
   if (per_sm == 0) {
     CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fold_striped<InFlight, MinBlocks>,
@@ -325,14 +354,16 @@ void striped_probe(const int* in, const long long*, long long, int* out, void*, 
     CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   }
   // Waves 0: one chunk per block (as many blocks as chunks, as CUB's segmented kernel at length 4096 launches)
-  const long long chunks = (1LL << 24) / (policy::block_threads * InFlight * 4LL);
+  const long long words = (1LL << 24) * static_cast<long long>(sizeof(value_t) / 4);
+  const long long chunks = words / (policy::block_threads * InFlight * 4LL);
   const long long grid = Waves == 0 ? chunks : static_cast<long long>(per_sm) * sms * Waves;
-  fold_striped<InFlight, MinBlocks><<<static_cast<unsigned>(grid), policy::block_threads, 0, stream>>>(in, 1LL << 24, out);
+  fold_striped<InFlight, MinBlocks><<<static_cast<unsigned>(grid), policy::block_threads, 0, stream>>>(
+      in, words, reinterpret_cast<int*>(out));
 }
 
 void* cub_temp = nullptr;
 std::size_t cub_temp_bytes = 0;
-void cub_sum(const int* in, const long long* offsets, long long S, int* out, void*, cudaStream_t stream) {
+void cub_sum(const value_t* in, const long long* offsets, long long S, value_t* out, void*, cudaStream_t stream) {
   std::size_t bytes = 0;
   CHECK_CUDA(cub::DeviceSegmentedReduce::Sum(nullptr, bytes, in, out, S, offsets, offsets + 1, stream));
   if (bytes > cub_temp_bytes) {
@@ -394,6 +425,8 @@ int main(int argc, char** argv) {
                                  {"library_5_blocks", library_under<five_blocks_policy>, true},
                                  {"timed", timed, true},
                                  {"previous_policy", library_under<previous_policy>, true},
+                                 {"previous_8byte", library_under<candidate_policy<5, 8, 4, 4, 1536>>, true},
+                                 {"b4_i16_8_4_2049", library_under<candidate_policy<4, 16, 8, 4, 2049>>, true},
                                  {"scalar_reduce", scalar_reduce, false},
                                  {"fold4x4", fold_probe<4, 4>, false},
                                  {"striped8x4", striped_probe<8, 4, 1>, false},
@@ -406,21 +439,22 @@ int main(int argc, char** argv) {
   const double peak_gbps = 2.0 * memory_khz * 1e3 * (bus_bits / 8) / 1e9;
   std::printf("device %s peak %.0f GB/s\n", prop.name, peak_gbps);
 
-  std::vector<int> h(n);
+  std::vector<value_t> h(n);
   unsigned x = 12345;
-  for (auto& v : h) v = static_cast<int>((x = x * 1664525u + 1013904223u) >> 8) % 1000 - 500;
-  int *in, *out, *sink;
+  for (auto& v : h) v = static_cast<value_t>(static_cast<int>((x = x * 1664525u + 1013904223u) >> 8) % 1000 - 500);
+  value_t *in, *out;
+  int* sink;
   long long* offsets;
   void* workspace;
   int4* flush;
   const std::size_t flush_n = (std::size_t{256} << 20) / 16;
-  CHECK_CUDA(cudaMalloc(&in, n * 4));
-  CHECK_CUDA(cudaMalloc(&out, n * 4 + 64));
+  CHECK_CUDA(cudaMalloc(&in, n * sizeof(value_t)));
+  CHECK_CUDA(cudaMalloc(&out, n * sizeof(value_t) + 64));
   CHECK_CUDA(cudaMalloc(&offsets, (n + 1) * 8));
   CHECK_CUDA(cudaMalloc(&workspace, 8 << 20));
   CHECK_CUDA(cudaMalloc(&flush, flush_n * 16));
   CHECK_CUDA(cudaMalloc(&sink, 4));
-  CHECK_CUDA(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(in, h.data(), n * sizeof(value_t), cudaMemcpyHostToDevice));
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   cudaEvent_t start, stop;
@@ -430,21 +464,22 @@ int main(int argc, char** argv) {
     const std::vector<long long> o = offsets_for(length, n);
     const long long S = static_cast<long long>(o.size()) - 1;
     CHECK_CUDA(cudaMemcpy(offsets, o.data(), (S + 1) * 8, cudaMemcpyHostToDevice));
-    std::vector<int> want(S);
+    std::vector<value_t> want(S);
     for (long long s = 0; s < S; ++s) {
-      unsigned sum = 0;
-      for (long long i = o[s]; i < o[s + 1]; ++i) sum += static_cast<unsigned>(h[i]);
-      want[s] = static_cast<int>(sum);
+      long long sum = 0;  // |sum| < 2^33: exact as a double, and wraps as an int32 sum would
+      for (long long i = o[s]; i < o[s + 1]; ++i) sum += static_cast<long long>(h[i]);
+      want[s] = std::is_integral_v<value_t> ? static_cast<value_t>(static_cast<unsigned long long>(sum) & 0xffffffffULL)
+                                            : static_cast<value_t>(sum);
     }
-    const double bytes = n * 4.0 + (S + 1) * 8.0 + S * 4.0;
-    std::vector<int> got(S);
+    const double bytes = n * double(sizeof(value_t)) + (S + 1) * 8.0 + S * double(sizeof(value_t));
+    std::vector<value_t> got(S);
     std::vector<std::vector<float>> times(rows.size());
     for (int k = 0; k <= samples; ++k) {
       for (std::size_t r = 0; r < rows.size(); ++r) {
         if (!only.empty() && only.find(rows[r].name) == std::string::npos) continue;
         CHECK_CUDA(cudaMemsetAsync(flush, k, flush_n * 16, stream));
         touch<<<528, 512, 0, stream>>>(flush, flush_n, sink);
-        CHECK_CUDA(cudaMemsetAsync(out, 0x55, S * 4, stream));
+        CHECK_CUDA(cudaMemsetAsync(out, 0x55, S * sizeof(value_t), stream));
         CHECK_CUDA(cudaEventRecord(start, stream));
         rows[r].fn(in, offsets, S, out, workspace, stream);
         CHECK_CUDA(cudaEventRecord(stop, stream));
@@ -454,13 +489,13 @@ int main(int argc, char** argv) {
         CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
         if (k > 0) times[r].push_back(ms * 1000);
         if (k == 0 && rows[r].joins) {
-          CHECK_CUDA(cudaMemcpy(got.data(), out, S * 4, cudaMemcpyDeviceToHost));
+          CHECK_CUDA(cudaMemcpy(got.data(), out, S * sizeof(value_t), cudaMemcpyDeviceToHost));
           long long bad = 0, first = -1;
           for (long long s = 0; s < S; ++s)
             if (got[s] != want[s] && bad++ == 0) first = s;
           if (bad > 0)
-            std::printf("  %s L=%lld WRONG: %lld segments, first %lld got %d want %d\n", rows[r].name, length, bad, first,
-                        got[first], want[first]);
+            std::printf("  %s L=%lld WRONG: %lld segments, first %lld got %.0f want %.0f\n", rows[r].name, length, bad,
+                        first, static_cast<double>(got[first]), static_cast<double>(want[first]));
         }
       }
     }

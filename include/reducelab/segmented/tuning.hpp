@@ -21,12 +21,15 @@
 //                      one-tile default (2048) it was 8 % faster at length 4096 (38.1-38.3 against 35.0-35.3 µs) and
 //                      the same elsewhere; 8192 cost 5 % at 2^16 and 32768 cost 30 % from 2^16 up (the block waits for
 //                      the warp that holds its short piece)
-//   min_blocks_per_sm  the main kernel's __launch_bounds__ minimum, which caps its registers. 4-byte values: 4 (64
-//                      registers). Against 5 (48 registers, where ptxas spills 32 bytes), same run on the H100 and the H200
-//                      (results/*-segmented/lookback-vs-fixup.txt): 9-21 % faster from length 256 to 2^20, 2-12 % on
-//                      the giant and mixed layouts, within 5 % at 8, 7-11 % slower at 32 and 11-12 % slower at 1. 3
-//                      (with 8 loads in flight) was up to 5 % faster than 4 from 256 up but 1.4x slower at length 1
-//                      (H100). 8-byte values keep 5 (not measured), wider ones 4
+//   min_blocks_per_sm  the main kernel's __launch_bounds__ minimum, which caps its registers: 4 (64 registers) for
+//                      every value size. 4-byte values, against 5 (48 registers, where ptxas spills 32 bytes), same run
+//                      on the H100 and the H200 (results/*-segmented/lookback-vs-fixup.txt): 9-21 % faster from length
+//                      256 to 2^20, 2-12 % on the giant and mixed layouts, within 5 % at 8, 7-11 % slower at 32 and
+//                      11-12 % slower at 1. 3 (with 8 loads in flight) was up to 5 % faster than 4 from 256 up but 1.4x
+//                      slower at length 1 (H100). 8-byte values (double), against 5, where ptxas spilled 568-604
+//                      bytes, two passes of one run on the H100 (results/*-segmented/policy-8byte.txt): 5-8 % faster
+//                      at 8 and 32, 13-17 % from 256 up, 10 % on the giant layout and 13 % on the mixed one, 4 %
+//                      slower at length 1 (214.0-214.4 against 206.3-206.9 µs)
 //   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows). More blocks than are
 //                      resident (several waves) was slower at every length: 2x cost up to 16 %, 4x up to 42 %
 //   pieces_min_average a block whose stretch averages at least this many elements per segment reduces it segment by
@@ -35,7 +38,9 @@
 //                      2.5x at 8); the tiles stay for a policy that sets it higher
 //   pieces_items_per_lane  the pieces walk gives a segment about average / this many lanes (a power of two, 1..32).
 //                      4-byte values: 32, measured with pieces_loads_in_flight below (the in-order path had measured 8
-//                      best, but plus and the other commutative functors never take it)
+//                      best, but plus and the other commutative functors never take it). 8-byte values keep 8, with 4
+//                      loads in flight: 16 items with 8 loads was 1-4 % faster from 256 up but 1.2x slower at length 32
+//                      (78.6-78.9 against 65.5-65.9 µs; policy-8byte.txt)
 //   pieces_loads_in_flight  16-byte loads a lane of the pieces walk issues before it folds any, in groups of 2 lanes
 //                      and more, warps and the whole block; pieces_lone_loads_in_flight is that of a group of one lane
 //                      (the short-segment walk, whose registers it bounds). 4-byte values: 8 and 4. Against the
@@ -78,17 +83,16 @@ constexpr int default_items_per_thread(std::size_t value_bytes) {
   return value_bytes <= 4 ? 8 : value_bytes <= 8 ? 6 : value_bytes <= 16 ? 4 : value_bytes <= 32 ? 2 : 1;
 }
 
-/// Resident blocks of 256 threads the registers must allow: 4 (64 registers) for 4-byte values and above 8 bytes, 5
-/// (48 registers) for 8-byte values (see min_blocks_per_sm above).
-constexpr int default_min_blocks_per_sm(std::size_t value_bytes) { return value_bytes <= 4 ? 4 : value_bytes <= 8 ? 5 : 4; }
+/// Resident blocks of 256 threads the registers must allow (see min_blocks_per_sm above).
+inline constexpr int default_min_blocks_per_sm = 4;
 
 template <std::size_t ValueBytes>
 struct default_policy : policy<256, default_items_per_thread(ValueBytes), 256 * default_items_per_thread(ValueBytes),
-                               default_min_blocks_per_sm(ValueBytes), 0> {};
+                               default_min_blocks_per_sm, 0> {};
 
 /// 4-byte values, the measured ones (see long_run_items and the pieces_* lines above).
 template <>
-struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, 4, 0> {
+struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_per_sm, 0> {
   static constexpr int pieces_items_per_lane = 32;
   static constexpr int pieces_loads_in_flight = 8;
   static constexpr int pieces_lone_loads_in_flight = 4;
