@@ -335,7 +335,9 @@ TEST(LibrarySegmentedReduce, GraphReplaysSeeTheirOwnInput) {
   for (int replay = 0; replay < 3; ++replay) {
     SCOPED_TRACE("replay " + std::to_string(replay));
     const std::vector<std::int32_t> in = random_values<std::int32_t>(l.n, 100 + replay);
-    CUDA_TRY(cudaMemcpy(raw(d_in), in.data(), in.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice));
+    // On the replays' stream: a copy from pageable memory may return before its DMA lands, and a non-blocking stream
+    // does not wait for the legacy default stream.
+    CUDA_TRY(cudaMemcpyAsync(raw(d_in), in.data(), in.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream));
     CUDA_TRY(cudaGraphLaunch(exec, stream));
     CUDA_TRY(cudaStreamSynchronize(stream));
     std::vector<std::int32_t> got(lengths.size());
@@ -497,6 +499,58 @@ TEST(LibraryReduceByKey, EmptyInputWritesZeroRuns) {
                            static_cast<int*>(nullptr), static_cast<int*>(nullptr), raw(runs), add{});
   CUDA_TRY(cudaDeviceSynchronize());
   EXPECT_EQ(runs[0], 0);
+}
+
+TEST(LibrarySegmentedReduce, GeneralPathAndReduceByKeyGraphReplaysSeeTheirOwnInput) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // The general path (separate begin and end arrays) and reduce_by_key take their carry slots from a per-call
+  // allocation and clear them under capture with clear_if_captured (segmented/detail/dispatch.cuh); as on the flat
+  // path, each replay must see its own input. The keys' runs are the segments, so one host reference serves both.
+  std::vector<long long> lengths = uniform(2000, 4096);
+  lengths[700] = std::int64_t{1} << 23;
+  const layout l = consecutive(lengths, "graph replays, general path and reduce_by_key");
+  const std::vector<int> keys = keys_of_runs(lengths);
+  const std::size_t n = keys.size();  // the values the segments cover
+  std::vector<int> want_keys;
+  for (std::size_t i = 0; i < n; ++i)
+    if (i == 0 || keys[i] != keys[i - 1]) want_keys.push_back(keys[i]);
+  ASSERT_EQ(want_keys.size(), lengths.size());
+  const thrust::device_vector<long long> d_begins(l.begins.begin(), l.begins.end());
+  const thrust::device_vector<long long> d_ends(l.ends.begin(), l.ends.end());
+  const thrust::device_vector<int> d_keys(keys.begin(), keys.end());
+  thrust::device_vector<std::int32_t> d_in(l.n), d_out(lengths.size()), d_by_key(n);
+  thrust::device_vector<int> d_unique(n);
+  thrust::device_vector<long long> d_runs(1, -1);
+  cudaStream_t stream = nullptr;
+  CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  reducelab::segmented_reduce(raw(d_in), raw(d_begins), raw(d_ends), lengths.size(), raw(d_out), add{}, stream);
+  reducelab::reduce_by_key(raw(d_keys), raw(d_in), n, raw(d_unique), raw(d_by_key), raw(d_runs), add{}, stream);
+  CUDA_TRY(cudaStreamEndCapture(stream, &graph));
+  CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay) {
+    SCOPED_TRACE("replay " + std::to_string(replay));
+    const std::vector<std::int32_t> in = random_values<std::int32_t>(l.n, 200 + replay);
+    // On the replays' stream, as in GraphReplaysSeeTheirOwnInput.
+    CUDA_TRY(cudaMemcpyAsync(raw(d_in), in.data(), in.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream));
+    CUDA_TRY(cudaMemsetAsync(raw(d_runs), 0xff, sizeof(long long), stream));
+    CUDA_TRY(cudaGraphLaunch(exec, stream));
+    CUDA_TRY(cudaStreamSynchronize(stream));
+    std::vector<std::int32_t> got(lengths.size());
+    CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+    expect_exact(got, in, l, add{}, "general path, graph replay");
+    ASSERT_EQ(static_cast<long long>(d_runs[0]), static_cast<long long>(lengths.size()));
+    std::vector<int> got_keys(lengths.size());
+    CUDA_TRY(cudaMemcpy(got_keys.data(), raw(d_unique), got_keys.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(got_keys, want_keys);
+    CUDA_TRY(cudaMemcpy(got.data(), raw(d_by_key), got.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+    expect_exact(got, in, l, add{}, "reduce_by_key, graph replay");
+  }
+  CUDA_TRY(cudaGraphExecDestroy(exec));
+  CUDA_TRY(cudaGraphDestroy(graph));
+  CUDA_TRY(cudaStreamDestroy(stream));
 }
 
 TEST(LibrarySegmentedReduce, BadArgumentsAreRefusedByName) {

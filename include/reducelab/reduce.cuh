@@ -7,9 +7,12 @@
 //
 // OpT is a binary functor, passed by value, callable on the device, with an identity for T
 // (reducelab::identity_element<OpT, T>, or a static member template `identity<T>()` in the functor; without one
-// the build stops with a message that says so). It must be associative; it need not be commutative: values are
-// combined in input order whatever the functor declares, and the result is bitwise the same on every run for
-// the same input, device and n. T is any trivially copyable type.
+// the build stops with a message that says so). It must be associative; it need not be commutative: a functor that
+// does not declare itself commutative has its values combined in input order. One that does (a static constexpr
+// bool commutative = true member, or reducelab::is_commutative) is combined in another fixed order when the input
+// takes more than one block (kernels/single_pass.cuh: the grid reads the input together, a few % faster). Either
+// way the result is bitwise the same on every run for the same input, device and n. T is any trivially copyable
+// type.
 //
 // Errors: a null pointer, a pointer or stream of another device, host memory the GPU cannot read, n beyond
 // what T's bytes can address, or a workspace that is too small throw reducelab::usage_error naming the
