@@ -60,17 +60,18 @@ struct warp_stage {
   static __device__ __forceinline__ int padded(int i) { return i + i / 8; }
 };
 
-/// Tiles [first, last) of `tiles` (vector pointer to tile 0, 16-byte aligned), combined in input order.
-/// Every lane must call it; the result is valid in lane 0.
+/// Tiles first, first + stride, ... below last of `tiles` (vector pointer to tile 0, 16-byte aligned), combined in
+/// that order (stride 1: a contiguous run, in input order). Every lane must call it; the result is valid in lane 0.
 template <int VectorsPerThread, class T, class OpT>
 __device__ __forceinline__ T reduce_warp_tiles(const uint4* __restrict__ tiles, std::size_t first, std::size_t last,
-                                               OpT op, warp_stage<lane_vectors<T, VectorsPerThread>>& stage) {
+                                               std::size_t stride, OpT op,
+                                               warp_stage<lane_vectors<T, VectorsPerThread>>& stage) {
   constexpr int v = lane_vectors<T, VectorsPerThread>;
   constexpr int items = lane_items<T, VectorsPerThread>;
   using stage_t = warp_stage<v>;
   const int lane = threadIdx.x % 32;
   T running = identity_of<OpT, T>();
-  for (std::size_t t = first; t < last; ++t) {
+  for (std::size_t t = first; t < last; t += stride) {
     const uint4* src = tiles + t * stage_t::vectors;
     uint4 r[v];
 #pragma unroll
