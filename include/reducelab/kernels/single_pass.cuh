@@ -12,9 +12,9 @@
 //
 // A commutative functor with more than one block deals the tiles round robin instead: warp w of the grid
 // (block * warps + warp) folds tiles w, w + W, w + 2W, ... (W warps in all), so that the grid reads the input front
-// to back together rather than as one stream per warp. Same run on the H100 (a scratch A/B with the project's
-// timing engine, 15 rounds): 2-9 % faster from 2^14 to 2^28 values for plus/int32, plus/double and
-// argmax/double_idx64 (results/NVIDIA_H100_80GB_HBM3-lib/striped-tiles.txt). Each warp still folds its tiles in a
+// to back together rather than as one stream per warp. Same run on the H100 and on the H200 (a scratch A/B with the
+// project's timing engine, 15 rounds): 0-10 % faster, never slower, from 2^14 to 2^26 values for plus/int32,
+// plus/double and argmax/double_idx64 (results/*-lib/striped-tiles.txt). Each warp still folds its tiles in a
 // fixed order and the blocks still combine in block order, so the result is the same bits every run; it is not the
 // in-order result, which a commutative functor does not need (a float result stays within the bound of the same
 // combine depth: no warp folds more tiles than before). Both deals run the same loop with a stride

@@ -27,9 +27,10 @@
 //                      256 to 2^20, 2-12 % on the giant and mixed layouts, within 5 % at 8, 7-11 % slower at 32 and
 //                      11-12 % slower at 1. 3 (with 8 loads in flight) was up to 5 % faster than 4 from 256 up but 1.4x
 //                      slower at length 1 (H100). 8-byte values (double), against 5, where ptxas spilled 568-604
-//                      bytes, two passes of one run on the H100 (results/*-segmented/policy-8byte.txt): 5-8 % faster
-//                      at 8 and 32, 13-17 % from 256 up, 10 % on the giant layout and 13 % on the mixed one, 4 %
-//                      slower at length 1 (214.0-214.4 against 206.3-206.9 µs)
+//                      bytes, same run at 12492b5, two passes (results/*-segmented/policy-8byte.txt), H100 / H200:
+//                      1.04-1.05x / 1.03x at 8, 1.07-1.09x / 1.09-1.11x at 32, 1.13-1.21x / 1.14-1.22x from 256 up,
+//                      1.10-1.13x / 1.11-1.13x on the giant layout, 1.15-1.17x / 1.14-1.15x on the mixed one, and
+//                      0.96x / 0.95x at length 1
 //   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows). More blocks than are
 //                      resident (several waves) was slower at every length: 2x cost up to 16 %, 4x up to 42 %
 //   pieces_min_average a block whose stretch averages at least this many elements per segment reduces it segment by
@@ -39,16 +40,17 @@
 //   pieces_items_per_lane  the pieces walk gives a segment about average / this many lanes (a power of two, 1..32).
 //                      4-byte values: 32, measured with pieces_loads_in_flight below (the in-order path had measured 8
 //                      best, but plus and the other commutative functors never take it). 8-byte values keep 8, with 4
-//                      loads in flight: 16 items with 8 loads was 1-4 % faster from 256 up but 1.2x slower at length 32
-//                      (78.6-78.9 against 65.5-65.9 µs; policy-8byte.txt)
+//                      loads in flight: 16 items with 8 loads (and pieces of 2049 to the block) was up to 4 % faster
+//                      from 256 up but 1.2x / 1.3x slower at length 32 (H100 / H200; policy-8byte.txt)
 //   pieces_loads_in_flight  16-byte loads a lane of the pieces walk issues before it folds any, in groups of 2 lanes
 //                      and more, warps and the whole block; pieces_lone_loads_in_flight is that of a group of one lane
 //                      (the short-segment walk, whose registers it bounds). 4-byte values: 8 and 4. Against the
-//                      previous 4-byte policy (8 items per lane, 4 and 4 loads, long_run_items 2048), two passes of
-//                      one run: 2-4 % faster at lengths 1 and 8 (233.2-233.3 against 238.3-238.7 µs at 1), 9-11 % at
-//                      32, 5 % at 256, 13-14 % at 4096 (33.2-33.5 against 38.4-38.6 µs), 2-4 % at 2^16 and 2^20, 4 %
-//                      on the giant layout, 15 % on the mixed one (44.2 against 51.6-51.8 µs), and 4-7 % slower at
-//                      1000 (16-lane groups instead of 32). 8 loads for lone lanes too cost 25 % at length 1
+//                      previous 4-byte policy (8 items per lane, 4 and 4 loads, long_run_items 2048), same run at
+//                      aa909da (results/*-segmented/policy-4byte.txt), H100 / H200: 1.02x / 1.03x at length 1, 1.04x
+//                      at 8, 1.11x / 1.12x at 32, 1.05x / 1.07x at 256, 1.17x / 1.14x at 4096, 1.02x / 0.98x at 2^16,
+//                      1.05x / 1.03x at 2^20, 1.07x / 1.06x on the giant layout, 1.18x / 1.24x on the mixed one, and
+//                      0.97x at 1000 on both (16-lane groups instead of 32). In the exploration runs on the H100, 8
+//                      loads for lone lanes too cost 25 % at length 1
 //
 // Tried and left out (same harness, H100): an L2 prefetch of each block's estimated first 32-128 KiB before the search
 // (no faster anywhere, up to 8 % slower); cutting the path into 2, 4 or 8 chunks per block dealt round robin, with the
