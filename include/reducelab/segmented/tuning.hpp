@@ -16,9 +16,9 @@
 //                      block_threads * items_per_thread steps, staged in shared memory (values and segment ends)
 //   long_run_items     a run of at least this many elements of one segment inside a block is reduced by the whole
 //                      block (the pieces walk; in the tile walk it skips the tile machinery); shorter ones go to a
-//                      warp.
-//                      4-byte values: 16 KiB + 1 value, so that a piece of 4096 values stays with a warp. Against the
-//                      one-tile default (2048) it was 8 % faster at length 4096 (38.1-38.3 against 35.0-35.3 µs) and
+//                      warp. 4-byte values: 16 KiB + 1 value, so that a piece of 4096 values stays with a warp. In
+//                      the exploration runs on the H100 (same run, two passes), against the one-tile default (2048),
+//                      it was 8 % faster at length 4096 (35.0-35.3 against 38.1-38.3 µs) and
 //                      the same elsewhere; 8192 cost 5 % at 2^16 and 32768 cost 30 % from 2^16 up (the block waits for
 //                      the warp that holds its short piece)
 //   min_blocks_per_sm  the main kernel's __launch_bounds__ minimum, which caps its registers: 4 (64 registers) for
