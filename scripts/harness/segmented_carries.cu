@@ -100,35 +100,67 @@ __global__ void __launch_bounds__(Threads)
   }
 }
 
+/// Blocks of `threads` threads of `kernel` resident at once on device 0 (occupancy x SMs): the one-wave grid the
+/// library launches. Read once per kernel (a template argument, so that kernels of one signature keep apart).
+template <auto Kernel>
+long long resident_grid(int threads) {
+  static long long grid = 0;
+  if (grid == 0) {
+    int per_sm = 0, sms = 0;
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, 0));
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    grid = static_cast<long long>(per_sm) * sms;
+  }
+  return grid;
+}
+
+/// The library kernel's prologue (kernels/merge_path_segments.cuh): the source over one offsets array and this block's
+/// stretch [from, to), found by two warps; every thread calls it. `empty`: the block is past the end of the path.
+struct block_stretch {
+  seg::agent::segment_source<long long, long long> src;
+  seg::path_coord from, to;
+  bool empty;
+};
+__device__ __forceinline__ block_stretch find_stretch(const long long* offsets, long long S, seg::path_coord* ends) {
+  block_stretch b;
+  b.src.offsets = offsets;
+  b.src.begins = nullptr;
+  b.src.num_segments = S;
+  b.src.origin = offsets[0];
+  b.src.num_elements = offsets[S] - b.src.origin;
+  const seg::diagonal_range range =
+      seg::block_diagonals(blockIdx.x, gridDim.x, S + b.src.num_elements, policy::tile_steps);
+  b.empty = range.first == range.last;
+  if (b.empty) return b;  // the same in every thread: no barrier is skipped by part of the block
+  const int warp_id = threadIdx.x / 32;
+  if (warp_id < 2) {
+    const auto src = b.src;
+    const seg::path_coord c = seg::warp::merge_path_search(
+        warp_id == 0 ? range.first : range.last, [src](long long x) { return src.end(x); }, S, src.num_elements);
+    if (threadIdx.x % 32 == 0) ends[warp_id] = c;
+  }
+  __syncthreads();
+  b.from = ends[0];
+  b.to = ends[1];
+  return b;
+}
+
 /// The library's main pass up to its walk (the same search, the same pieces walk), storing the carry per block.
 __global__ void __launch_bounds__(policy::block_threads, policy::min_blocks_per_sm)
     walk_and_store_carries(const value_t* __restrict__ in, const long long* offsets, long long S, value_t* out,
                            long long* carry_segment, value_t* carry_value) {
   __shared__ seg::agent::block_storage<policy, value_t, plus_int, seg::agent::element_map::contiguous> storage;
-  __shared__ seg::path_coord stretch[2];
-  seg::agent::segment_source<long long, long long> src;
-  src.offsets = offsets;
-  src.begins = nullptr;
-  src.num_segments = S;
-  src.origin = offsets[0];
-  src.num_elements = offsets[S] - src.origin;
-  const long long total = S + src.num_elements;
-  const seg::diagonal_range range = seg::block_diagonals(blockIdx.x, gridDim.x, total, policy::tile_steps);
-  if (range.first == range.last) {
+  __shared__ seg::path_coord ends[2];
+  const block_stretch b = find_stretch(offsets, S, ends);
+  if (b.empty) {
     if (threadIdx.x == 0) {
       carry_segment[blockIdx.x] = S;
       carry_value[blockIdx.x] = 0;
     }
     return;
   }
-  const int warp_id = threadIdx.x / 32;
-  if (warp_id < 2) {
-    const seg::path_coord c = seg::warp::merge_path_search(
-        warp_id == 0 ? range.first : range.last, [src](long long x) { return src.end(x); }, S, src.num_elements);
-    if (threadIdx.x % 32 == 0) stretch[warp_id] = c;
-  }
-  __syncthreads();
-  const seg::path_coord from = stretch[0], to = stretch[1];
+  const auto& src = b.src;
+  const seg::path_coord from = b.from, to = b.to;
   const long long average = (to.element - from.element) / (to.segment - from.segment + 1);
   const value_t carry = seg::agent::reduce_pieces_by_average<policy, seg::agent::element_map::contiguous>(
       in, src, from, to, out, plus_int{}, average, storage);
@@ -155,25 +187,13 @@ __global__ void __launch_bounds__(policy::block_threads, policy::min_blocks_per_
   using namespace reducelab::segmented;
   constexpr auto Map = agent::element_map::contiguous;
   __shared__ agent::block_storage<policy, value_t, plus_int, Map> storage;
-  __shared__ path_coord stretch[2];
+  __shared__ path_coord ends[2];
   unsigned long long* mine = stamps + stamps_per_block * blockIdx.x;
   if (threadIdx.x == 0) mine[0] = now_ns();
-  agent::segment_source<long long, long long> src;
-  src.offsets = offsets;
-  src.begins = nullptr;
-  src.num_segments = S;
-  src.origin = offsets[0];
-  src.num_elements = offsets[S] - src.origin;
-  const long long total = S + src.num_elements;
-  const diagonal_range range = block_diagonals(blockIdx.x, gridDim.x, total, policy::tile_steps);
-  const int warp_id = threadIdx.x / 32;
-  if (warp_id < 2) {
-    const path_coord c = warp::merge_path_search(
-        warp_id == 0 ? range.first : range.last, [src](long long x) { return src.end(x); }, S, src.num_elements);
-    if (threadIdx.x % 32 == 0) stretch[warp_id] = c;
-  }
-  __syncthreads();
-  const path_coord from = stretch[0], to = stretch[1];
+  const block_stretch b = find_stretch(offsets, S, ends);
+  if (b.empty) return;  // no block of the harness's layouts is: the stamps would stay unwritten
+  const auto& src = b.src;
+  const path_coord from = b.from, to = b.to;
   if (threadIdx.x == 0) mine[1] = now_ns();
   const long long first_start = from.segment < S ? offsets[from.segment] - src.origin : src.num_elements;
   const long long average = (to.element - from.element) / (to.segment - from.segment + 1);
@@ -194,11 +214,8 @@ unsigned long long* stamps_buffer = nullptr;
 long long stamps_grid = 0;
 
 void timed(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace, cudaStream_t stream) {
-  static int per_sm = 0, sms = 0;
-  if (per_sm == 0) {
-    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, timed_library, policy::block_threads, 0));
-    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    stamps_grid = static_cast<long long>(per_sm) * sms;
+  if (stamps_buffer == nullptr) {
+    stamps_grid = resident_grid<&timed_library>(policy::block_threads);
     CHECK_CUDA(cudaMalloc(&stamps_buffer, 8 * stamps_per_block * stamps_grid));
   }
   timed_library<<<static_cast<unsigned>(stamps_grid), policy::block_threads, 0, stream>>>(
@@ -233,12 +250,7 @@ void library(const value_t* in, const long long* offsets, long long S, value_t* 
 
 template <bool FixUp>
 void old_join(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace, cudaStream_t stream) {
-  static int per_sm = 0, sms = 0;
-  if (per_sm == 0) {
-    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_and_store_carries, policy::block_threads, 0));
-    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  }
-  const long long grid = static_cast<long long>(per_sm) * sms;  // as the library sizes it
+  const long long grid = resident_grid<&walk_and_store_carries>(policy::block_threads);  // as the library does
   auto* carry_segment = static_cast<long long*>(workspace);
   auto* carry_value = reinterpret_cast<value_t*>(static_cast<char*>(workspace) + 8 * grid + 256);
   walk_and_store_carries<<<static_cast<unsigned>(grid), policy::block_threads, 0, stream>>>(in, offsets, S, out,
@@ -271,12 +283,7 @@ void library_under(const value_t* in, const long long* offsets, long long S, val
                    cudaStream_t stream) {
   constexpr auto kernel = &seg::kernels::merge_path_segments<PolicyT, seg::agent::element_map::contiguous, plus_int,
                                                              value_t, long long, long long>;
-  static int per_sm = 0, sms = 0;
-  if (per_sm == 0) {
-    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, PolicyT::block_threads, 0));
-    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  }
-  const long long grid = static_cast<long long>(per_sm) * sms;
+  const long long grid = resident_grid<kernel>(PolicyT::block_threads);
   seg::kernels::segment_count count;
   count.host = S;
   kernel<<<static_cast<unsigned>(grid), PolicyT::block_threads, 0, stream>>>(
@@ -305,13 +312,8 @@ __global__ void __launch_bounds__(policy::block_threads, MinBlocks)
 
 template <int InFlight, int MinBlocks>
 void fold_probe(const value_t* in, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
-  static int per_sm = 0, sms = 0;
-  if (per_sm == 0) {
-    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fold_shares<InFlight, MinBlocks>,
-                                                             policy::block_threads, 0));
-    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  }
-  fold_shares<InFlight, MinBlocks><<<static_cast<unsigned>(per_sm * sms), policy::block_threads, 0, stream>>>(
+  constexpr auto kernel = &fold_shares<InFlight, MinBlocks>;
+  kernel<<<static_cast<unsigned>(resident_grid<kernel>(policy::block_threads)), policy::block_threads, 0, stream>>>(
       in, 1LL << 24, out);
 }
 
@@ -347,16 +349,11 @@ __global__ void __launch_bounds__(policy::block_threads, MinBlocks)
 template <int InFlight, int MinBlocks, int Waves>
 void striped_probe(const value_t* values, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
   const int* in = reinterpret_cast<const int*>(values);  // 32-bit words: the same bytes whatever the value type
-  static int per_sm = 0, sms = 0;
-  if (per_sm == 0) {
-    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fold_striped<InFlight, MinBlocks>,
-                                                             policy::block_threads, 0));
-    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  }
   // Waves 0: one chunk per block (as many blocks as chunks, as CUB's segmented kernel at length 4096 launches)
   const long long words = (1LL << 24) * static_cast<long long>(sizeof(value_t) / 4);
   const long long chunks = words / (policy::block_threads * InFlight * 4LL);
-  const long long grid = Waves == 0 ? chunks : static_cast<long long>(per_sm) * sms * Waves;
+  const long long grid =
+      Waves == 0 ? chunks : resident_grid<&fold_striped<InFlight, MinBlocks>>(policy::block_threads) * Waves;
   fold_striped<InFlight, MinBlocks><<<static_cast<unsigned>(grid), policy::block_threads, 0, stream>>>(
       in, words, reinterpret_cast<int*>(out));
 }
