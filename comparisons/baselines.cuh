@@ -152,6 +152,58 @@ struct thrust_scan_last {
   }
 };
 
+/// The same workaround as a caller who wants the value on the host writes it: the scan with thrust::cuda::par
+/// (which synchronizes), then the last element copied to the host. It is what reducelab::reduce(host) is compared
+/// with for non-commutative functors: both timed with the host clock, both returning the value, as
+/// thrust::reduce is for commutative ones. The scan's output buffer is kept between calls, as a caller would
+/// keep it; Thrust allocates only its own temporary storage per call, as in thrust::reduce.
+struct thrust_scan_last_host {
+  static constexpr const char* name = "thrust::inclusive_scan(host)";
+  static constexpr const char* summary =
+      "thrust::inclusive_scan into a kept buffer, last element copied to the host (the host-result workaround)";
+  static constexpr family library = family::thrust;
+  static constexpr variant_traits traits = {0, false, 0, false, false, /*preserves_order*/ true, true,
+                                            /*synchronizes_host*/ true};
+
+  template <class OpT, class T>
+  static constexpr const char* extra_refusal() {
+    return detail::scan_workaround_refusal<OpT>();
+  }
+  template <class OpT, class T>
+  static std::size_t workspace_bytes(std::size_t) {
+    return 0;
+  }
+  template <class OpT, class T>
+  static T call(const T* in, std::size_t n, OpT op, cudaStream_t stream) {
+    if (n == 0) return identity_of<OpT, T>();
+    // One buffer per host thread and value type, grown and never shrunk; freed at exit (errors ignored then).
+    struct kept_buffer {
+      T* data = nullptr;
+      std::size_t size = 0;
+      ~kept_buffer() { cudaFree(data); }
+    };
+    thread_local kept_buffer scanned;
+    if (scanned.size < n) {
+      CUDA_TRY(cudaFree(scanned.data));
+      scanned.data = nullptr;
+      scanned.size = 0;
+      CUDA_TRY(cudaMalloc(&scanned.data, n * sizeof(T)));
+      scanned.size = n;
+    }
+    thrust::inclusive_scan(thrust::cuda::par.on(stream), in, in + n, scanned.data, op);
+    T last;
+    CUDA_TRY(cudaMemcpyAsync(&last, scanned.data + (n - 1), sizeof(T), cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY(cudaStreamSynchronize(stream));
+    return last;
+  }
+  template <class OpT, class T>
+  static void run(const T* in, std::size_t n, T* out, void*, std::size_t, OpT op, cudaStream_t stream) {
+    const T result = call(in, n, op, stream);
+    CUDA_TRY(cudaMemcpyAsync(out, &result, sizeof(T), cudaMemcpyHostToDevice, stream));
+    CUDA_TRY(cudaStreamSynchronize(stream));
+  }
+};
+
 /// The same workaround with cub::DeviceScan::InclusiveScan (temporary storage sized once).
 struct cub_scan_last {
   static constexpr const char* name = "cub::DeviceScan::InclusiveScan(last)";

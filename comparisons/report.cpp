@@ -279,7 +279,7 @@ std::string render_library_summary(const results_index& idx) {
       const json* host_row = idx.find(library_reduce_host, c, n, cold_mode);
       const json* host = idx.timed(library_reduce_host, c, n, cold_mode);
       const json* cub = idx.timed(idx.cub_reference(c), c, n, cold_mode);
-      const json* thrust = idx.timed(idx.thrust_reference(c), c, n, cold_mode);
+      const json* thrust = idx.timed(idx.host_thrust_reference(c), c, n, cold_mode);
       // A row that ran and failed shows its status where its time would be: the product must not fail quietly.
       auto us = [](const json* timed_row, const json* any_row) {
         if (timed_row) return format_us(median_of(*timed_row));
@@ -309,8 +309,8 @@ std::string render_library_summary(const results_index& idx) {
     << cub_reduce << "`, or for non-commutative functors, which CUB's reduce refuses, `" << cub_scan
     << "`; **win** or **loss** only where the 95 % interval excludes 1, else tie. host: `" << library_reduce_host
     << "`, the call that returns the value to the host, timed with the host clock like `" << thrust_reduce
-    << "`, to which it is compared (× Thrust = Thrust median / host median; `" << thrust_scan
-    << "` for non-commutative functors).";
+    << "`, to which it is compared (× Thrust = Thrust median / host median; for non-commutative functors `"
+    << thrust_scan_host << "`, the scan with the last element copied to the host, also host-clock timed).";
   if (wins + losses + ties > 0)
     s << " Against CUB: " << wins << " win(s), " << losses << " loss(es), " << ties << " tie(s).";
   if (any_low_clock) s << " ⚠ marks a row measured while the GPU's clocks were below the run's norm.";

@@ -236,7 +236,7 @@ void check_host(const results_index& idx, std::vector<goal_check>& out) {
     for (const auto n : sizes_of(idx, c, library_reduce_host, cold_mode)) {
       goal_check k = make_check(goal_kind::host, c, n, cold_mode);
       k.target = n <= host_fast_max_n ? host_fast_ratio : host_never_slower;
-      judge_ratio(k, idx, c, library_reduce_host, idx.thrust_reference(c), "thrust");
+      judge_ratio(k, idx, c, library_reduce_host, idx.host_thrust_reference(c), "thrust");
       out.push_back(k);
     }
 }
@@ -449,7 +449,8 @@ std::string render_goals_section(const json& results) {
                              "value size at the same n (" + code(library_reduce) + " medians)"},
                  {"`host`", code(library_reduce_host) + " " + sym.at_least + " 3× faster than `" + thrust_reduce +
                                 "` up to " + size_label(host_fast_max_n) + ", and never slower (" + sym.at_least +
-                                " 1.00×); `" + thrust_scan + "` for non-commutative functors"}})
+                                " 1.00×); `" + thrust_scan_host + "` (host-clock timed, like the call) for "
+                                "non-commutative functors"}})
     << "\nBand rule: " << band_rule_text(false)
     << ". A MISS may carry an explanation: a `goal_explanations` object in the results file, keyed by "
        "`ratio:plus/int32/2^16`, `plus/int32/2^16` or a goal alone (`ratio`), the most specific key first.\n\n";

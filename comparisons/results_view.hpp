@@ -32,6 +32,9 @@ inline constexpr const char* cub_reduce = "cub::DeviceReduce::Reduce";
 inline constexpr const char* cub_scan = "cub::DeviceScan::InclusiveScan(last)";
 inline constexpr const char* thrust_reduce = "thrust::reduce";
 inline constexpr const char* thrust_scan = "thrust::inclusive_scan(last)";
+// The host-result form of Thrust's workaround (scan, then the last element copied to the host), host-clock
+// timed: what reducelab::reduce(host) is compared with for non-commutative functors.
+inline constexpr const char* thrust_scan_host = "thrust::inclusive_scan(host)";
 
 // The library's own entry point, family "library": the device-result call (compared with CUB) and the
 // host-returning call (host-clock timed, compared with Thrust, whose reduce also returns to the host).
@@ -277,13 +280,22 @@ class results_index {
   bool uses_scan_reference(const case_id& c) const {
     for (const json* row : rows_of(c)) {
       const std::string v = variant_of(*row);
-      if ((v == cub_scan || v == thrust_scan) && status_of(*row) != status_refused) return true;
+      if ((v == cub_scan || v == thrust_scan || v == thrust_scan_host) && status_of(*row) != status_refused)
+        return true;
     }
     return false;
   }
   std::string cub_reference(const case_id& c) const { return uses_scan_reference(c) ? cub_scan : cub_reduce; }
   std::string thrust_reference(const case_id& c) const {
     return uses_scan_reference(c) ? thrust_scan : thrust_reduce;
+  }
+  /// What the host-result call is compared with: thrust::reduce, or for non-commutative functors the host-result
+  /// scan workaround (results from before it existed: the stream-ordered scan).
+  std::string host_thrust_reference(const case_id& c) const {
+    if (!uses_scan_reference(c)) return thrust_reduce;
+    for (const json* row : rows_of(c))
+      if (variant_of(*row) == thrust_scan_host && status_of(*row) != status_refused) return thrust_scan_host;
+    return thrust_scan;
   }
 
   /// Whether any row of the case carries a floating-point error bound.

@@ -144,7 +144,7 @@ for step in "$@"; do
     libcompare)
       # The quick sweep's functors and types, the library against the libraries only (fast; the full quick
       # step times every backend).
-      "$rl" compare --variants 'reducelab::reduce,reducelab::reduce(host),cub::DeviceReduce::Reduce,thrust::reduce,cub::DeviceScan::InclusiveScan(last),thrust::inclusive_scan(last)' \
+      "$rl" compare --variants 'reducelab::reduce,reducelab::reduce(host),cub::DeviceReduce::Reduce,thrust::reduce,cub::DeviceScan::InclusiveScan(last),thrust::inclusive_scan(last),thrust::inclusive_scan(host)' \
         --no-confirm ${LIBCOMPARE_ARGS:-} --out "results/$device_dir-lib" > "$out/compare-lib.txt" 2>&1
       echo "compare (library) rc=$?" >> "$summary"
       sed -n '/^reducelab::reduce$/,/^functor\/type  *n  *mode  *best/p' "$out/compare-lib.txt" >> "$summary"

@@ -191,6 +191,79 @@ TEST(LibraryReduce, AsyncOverlapsHostWork) {
   EXPECT_THROW(pending.get(), reducelab::usage_error);  // the moved-from handle holds nothing
 }
 
+// The host-result calls return once the kernel raises its slot's flag after the result (detail/resources.hpp,
+// wait_for_result), not when the stream reports idle. A flag read too early, or a result read before it, would
+// return the previous call's value: consecutive calls here alternate input, size, path (one block or many) and
+// stream, and every answer differs from the one before.
+TEST(LibraryReduce, HostResultCallsReturnEachCallsOwnValue) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  const std::size_t max_n = (std::size_t{1} << 20) + 5;
+  const std::vector<std::int32_t> host = random_values<std::int32_t>(max_n, 11);
+  thrust::device_vector<std::int32_t> d(host.begin(), host.end());
+  const auto* in = thrust::raw_pointer_cast(d.data());
+  cudaStream_t s[2];
+  for (auto& x : s) CUDA_TRY(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+  const std::size_t sizes[] = {1, 1000, 4096 + 3, (std::size_t{1} << 16) + 1, max_n};
+  std::int32_t previous = 0;
+  for (int call = 0; call < 200; ++call) {
+    const std::size_t n = sizes[call % 5] - static_cast<std::size_t>(call / 5 % 2);  // a new answer each time
+    const std::size_t len = n == 0 ? 1 : n;
+    const std::int32_t want = host_reduce(host, 0, len, add{});
+    if (call > 0) ASSERT_NE(want, previous) << "the test needs a new answer at call " << call;
+    std::int32_t got = 0;
+    if (call % 3 == 2) {
+      auto pending = reducelab::reduce_async(in, len, add{}, s[call % 2]);
+      got = pending.get();
+    } else {
+      got = reducelab::reduce(in, len, add{}, s[call % 2]);
+    }
+    ASSERT_EQ(got, want) << "call " << call << ", n " << len << " (the previous call returned " << previous << ")";
+    previous = got;
+  }
+  // A handle whose result has landed says so without waiting on its stream's events.
+  auto pending = reducelab::reduce_async(in, max_n, add{}, s[0]);
+  CUDA_TRY(cudaStreamSynchronize(s[0]));
+  EXPECT_TRUE(pending.ready());
+  EXPECT_EQ(pending.get(), host_reduce(host, 0, max_n, add{}));
+  for (auto& x : s) CUDA_TRY(cudaStreamDestroy(x));
+}
+
+// A host result cannot come from a stream being captured into a graph (the capture only records the launch):
+// both host-result forms refuse it by name, nothing is recorded, and the capture goes on undisturbed.
+TEST(LibraryReduce, HostResultOnACapturingStreamIsRefused) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  const thrust::device_vector<int> d(1000, 1);
+  const int* in = thrust::raw_pointer_cast(d.data());
+  cudaStream_t capture;
+  CUDA_TRY(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));
+  CUDA_TRY(cudaStreamBeginCapture(capture, cudaStreamCaptureModeThreadLocal));
+  std::string sync_message, async_message;
+  try {
+    (void)reducelab::reduce(in, 1000, add{}, capture);
+  } catch (const reducelab::usage_error& e) {
+    sync_message = e.what();
+  }
+  try {
+    (void)reducelab::reduce_async(in, 1000, add{}, capture);
+  } catch (const reducelab::usage_error& e) {
+    async_message = e.what();
+  }
+  cudaGraph_t graph = nullptr;
+  CUDA_TRY(cudaStreamEndCapture(capture, &graph));  // still a valid capture
+  std::size_t nodes = 99;
+  CUDA_TRY(cudaGraphGetNodes(graph, nullptr, &nodes));
+  EXPECT_EQ(nodes, 0u) << "a refused call recorded work";
+  EXPECT_NE(sync_message.find("being captured into a graph"), std::string::npos) << sync_message;
+  EXPECT_NE(async_message.find("being captured into a graph"), std::string::npos) << async_message;
+  CUDA_TRY(cudaGraphDestroy(graph));
+  CUDA_TRY(cudaStreamDestroy(capture));
+  // The same stream, no longer capturing, serves a host result.
+  cudaStream_t plain;
+  CUDA_TRY(cudaStreamCreateWithFlags(&plain, cudaStreamNonBlocking));
+  EXPECT_EQ(reducelab::reduce(in, 1000, add{}, plain), 1000);
+  CUDA_TRY(cudaStreamDestroy(plain));
+}
+
 // The device-result call keeps one workspace per stream (detail/resources.hpp): launches on different streams
 // run at the same time, and each must still finish (a shared workspace could leave a last block waiting on a
 // word another launch overwrote) with its own right answer. Many streams, each given several launches, all

@@ -6,7 +6,10 @@
 #include "comparisons/timing/stream_hold.hpp"
 #include "lab/core/device_buffer.hpp"
 #include "reducelab/core/error.hpp"
+#include "reducelab/reduce.cuh"
 #include "tests/gpu_test.hpp"
+
+#include <thrust/device_vector.h>
 
 #include <gtest/gtest.h>
 
@@ -17,6 +20,15 @@
 namespace rt = reducelab::timing;
 
 namespace {
+struct plus_int {
+  static constexpr bool commutative = true;
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{};
+  }
+  __host__ __device__ int operator()(int a, int b) const { return a + b; }
+};
+
 __global__ void spin_a_little() {
   const long long start = clock64();
   while (clock64() - start < 20000) {
@@ -118,4 +130,26 @@ TEST(GpuEngine, AHostClockClaimThatLeavesWorkQueuedIsRefused) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("still queued"), std::string::npos) << e.what();
   }
+}
+
+// reducelab::reduce(host) returns on the flag its kernel raises after the result, while the kernel retires: the
+// engine's host clock accepts that (the stream is idle within host_clock_allowance) and times it.
+TEST(GpuEngine, AHostResultCallThatReturnsOnItsFlagIsTimed) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  reducelab::stream_owner s;
+  rt::engine engine(s.get(), 1 << 20);
+  const thrust::device_vector<int> d(std::size_t{1} << 16, 2);
+  const int* in = thrust::raw_pointer_cast(d.data());
+  int last = 0;
+  const std::vector<rt::timed_work> works = {
+      {"reducelab::reduce(host)", true, [&](cudaStream_t st) { last = reducelab::reduce(in, d.size(), plus_int{}, st); }}};
+  rt::measurement_plan plan;
+  plan.rounds = 20;
+  plan.warmup_runs = 2;
+  const auto samples = engine.measure(works, plan);
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].us.size(), 20u);
+  EXPECT_EQ(samples[0].clock, rt::clock_method::host_clock);
+  for (double us : samples[0].us) EXPECT_GT(us, 0.0);
+  EXPECT_EQ(last, 2 << 16);
 }

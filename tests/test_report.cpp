@@ -920,6 +920,31 @@ TEST(Goals, HostCallAgainstThrust) {
             "thrust::inclusive_scan(last)");
 }
 
+// A non-commutative functor's host call is compared with the host-result scan workaround when the run has it
+// (both host-clock timed); older results, without it, keep the stream-ordered scan.
+TEST(Goals, HostCallOfANonCommutativeFunctorAgainstTheHostResultScan) {
+  json results = library_fixture();
+  json host_scan;
+  for (const auto& r : results["rows"])
+    if (r["variant"] == "thrust::inclusive_scan(last)" && r["functor"] == "affine_compose" && r["n"] == p2(16))
+      host_scan = r;
+  ASSERT_TRUE(host_scan.is_object());
+  host_scan["variant"] = "thrust::inclusive_scan(host)";
+  host_scan["median_us"] = 45.0;
+  host_scan["clock"] = "host steady_clock around the synchronous call";
+  results["rows"].push_back(host_scan);
+  const auto checks = rr::evaluate_goals(results);
+  const auto& k = check_of(checks, rr::goal_kind::host, "affine_compose", "affine32", p2(16));
+  EXPECT_EQ(k.reference, "thrust::inclusive_scan(host)");
+  ASSERT_TRUE(k.measured.has_value() && k.us.has_value() && k.reference_us.has_value());
+  EXPECT_DOUBLE_EQ(*k.us, 10.5);
+  EXPECT_DOUBLE_EQ(*k.reference_us, 45.0);
+  EXPECT_NEAR(*k.measured, 45.0 / 10.5, 1e-9);
+  // The library table's host × Thrust column uses the same reference.
+  const std::string md = rr::render_markdown(results, "plots");
+  EXPECT_NE(md.find("`thrust::inclusive_scan(host)`, the scan with the last element copied to the host"), std::string::npos);
+}
+
 TEST(Goals, CountsAndTheTerminalText) {
   const std::string goals = section(rr::render_markdown(library_fixture(), "plots"), "## Goals");
   // ratio: 16 lines, 2 MISS (2^13, 2^16); floor: 5, 1 MISS (hot); peak 4; order 3, 1 MISS; host 16, 2 MISS.

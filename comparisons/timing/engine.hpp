@@ -15,6 +15,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -49,7 +50,8 @@ struct measurement_plan {
 
 struct work_samples {
   std::vector<double> us;   // us[i] was taken in round i
-  int discarded = 0;        // samples retaken because the host released the held stream too late
+  int discarded = 0;        // samples retaken: the host released the held stream too late, or a host-clock
+                            // call left its stream busy past host_clock_allowance
   clock_method clock = clock_method::events_held;
 };
 
@@ -69,6 +71,9 @@ class engine {
   std::size_t flush_bytes() const { return flush_.bytes(); }
   /// A sample is retaken at most this many times before the engine gives up with an error naming the item.
   static constexpr int max_attempts = 5;
+  /// How long a host-synchronous work item's stream may stay busy after the call returns (its last kernel
+  /// retiring) before the sample is refused as one that left work queued.
+  static constexpr std::chrono::microseconds host_clock_allowance{5};
 
  private:
   double sample(const timed_work& work, const measurement_plan& plan, work_samples& into);

@@ -15,8 +15,8 @@
 // type.
 //
 // Errors: a null pointer, a pointer or stream of another device, host memory the GPU cannot read, n beyond
-// what T's bytes can address, or a workspace that is too small throw reducelab::usage_error naming the
-// problem, before anything is launched. A failed CUDA call throws reducelab::cuda_error with file and line.
+// what T's bytes can address, a workspace that is too small, or a host result asked of a stream being captured
+// into a graph throw reducelab::usage_error naming the problem, before anything is launched. A failed CUDA call throws reducelab::cuda_error with file and line.
 // An empty range gives the identity. Pointers need no particular alignment beyond T's own.
 #pragma once
 
@@ -47,14 +47,18 @@ void check_functor() {
   (void)identity_of<OpT, T>();  // a functor without an identity for T stops the build here, with its message
 }
 
-/// The checks every entry makes before it launches anything.
+/// The checks every entry makes before it launches anything. The host-result calls also refuse a stream that is
+/// being captured into a graph: a capture only records the launch, so there would be no result to wait for.
 template <class T>
-device_properties check_arguments(const T* in, std::size_t n, cudaStream_t stream) {
+device_properties check_arguments(const T* in, std::size_t n, cudaStream_t stream, bool host_result = false) {
   REDUCELAB_EXPECTS(n <= max_items<T>, "reducelab::reduce: n = " + std::to_string(n) + " values of " +
                                            std::to_string(sizeof(T)) +
                                            " bytes exceed the address space (a negative count converted to size_t?)");
   const device_properties dev = current_device_properties();
-  expect_stream_on_device(stream, dev.ordinal);
+  const bool capturing = expect_stream_on_device(stream, dev.ordinal);
+  REDUCELAB_EXPECTS(!(host_result && capturing),
+                    "reducelab::reduce: a host result cannot be taken on a stream that is being captured into a graph "
+                    "(the capture only records the launch); use the device-result form, reduce(in, n, out, op, stream)");
   if (n > 0) {
     REDUCELAB_EXPECTS(in != nullptr, "reducelab::reduce: input pointer is null with n = " + std::to_string(n));
     expect_on_device(in, dev.ordinal, "input pointer");
@@ -72,18 +76,18 @@ decltype(auto) with_device_policy(const device_properties& dev, FnT&& fn) {
 /// graph allocates and owns (a graph outlives the call and may be launched on any stream).
 template <class T, class OpT>
 void launch_with_stream_workspace(const T* in, std::size_t n, T* out, OpT op, cudaStream_t stream,
-                                  const device_properties& dev) {
+                                  const device_properties& dev, result_signal signal = {}) {
   with_device_policy<T>(dev, [&](auto policy) {
     using P = decltype(policy);
     const std::size_t bytes = workspace_bytes_for<P, OpT, T>(n, dev);
     if (bytes == 0) {
-      launch<P>(in, n, out, nullptr, op, stream, dev);
+      launch<P>(in, n, out, nullptr, op, stream, dev, signal);
       return;
     }
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     CUDA_TRY(cudaStreamIsCapturing(stream, &capture));
     if (capture == cudaStreamCaptureStatusNone) {
-      launch<P>(in, n, out, stream_workspaces::of(dev.ordinal).reserve(stream, bytes), op, stream, dev);
+      launch<P>(in, n, out, stream_workspaces::of(dev.ordinal).reserve(stream, bytes), op, stream, dev, signal);
       return;
     }
     // Captured: cudaMallocAsync becomes an allocation node the graph owns (creating a pool here would be
@@ -94,7 +98,7 @@ void launch_with_stream_workspace(const T* in, std::size_t n, T* out, OpT op, cu
     CUDA_TRY(cudaMallocAsync(&workspace, bytes, stream));
     try {
       CUDA_TRY(cudaMemsetAsync(workspace, 0, bytes, stream));
-      launch<P>(in, n, out, workspace, op, stream, dev);
+      launch<P>(in, n, out, workspace, op, stream, dev, signal);
     } catch (...) {
       cudaFreeAsync(workspace, stream);
       throw;
@@ -159,23 +163,26 @@ void reduce(const T* in, std::size_t n, T* out, OpT op, cudaStream_t stream = nu
 }
 
 /// Host result: like thrust::reduce, but with a workspace kept between calls and the result written by the
-/// kernel straight into pinned host memory, so the call is one launch and one synchronization of `stream`.
+/// kernel straight into pinned host memory, followed by a flag the call spins on (detail/resources.hpp,
+/// wait_for_result): one launch and no separate copy or synchronization to wait for. When it returns, the
+/// kernel has read all of its input and written its result; it may still be retiring, so later work on
+/// `stream` stays ordered after it as usual.
 template <class T, class OpT, class = std::enable_if_t<!std::is_pointer_v<OpT>>>
 T reduce(const T* in, std::size_t n, OpT op, cudaStream_t stream = nullptr) {
   detail::check_functor<T, OpT>();
-  const detail::device_properties dev = detail::check_arguments(in, n, stream);
+  const detail::device_properties dev = detail::check_arguments(in, n, stream, /*host_result*/ true);
   if (n == 0) return identity_of<OpT, T>();
   detail::host_call_cache& cache = detail::host_cache(dev.ordinal);
   cache.result.reserve(sizeof(T));
-  T* slot = static_cast<T*>(cache.result.host);
+  const detail::result_signal signal = cache.result.next_signal();
   detail::with_device_policy<T>(dev, [&](auto policy) {
     using P = decltype(policy);
     void* workspace = cache.reserve_workspace(detail::workspace_bytes_for<P, OpT, T>(n, dev));
-    detail::launch<P>(in, n, slot, workspace, op, stream, dev);
+    detail::launch<P>(in, n, static_cast<T*>(cache.result.host), workspace, op, stream, dev, signal);
   });
-  CUDA_TRY(cudaStreamSynchronize(stream));
+  detail::wait_for_result(cache.result, signal, [&] { CUDA_TRY(cudaStreamSynchronize(stream)); });
   T result;
-  std::memcpy(&result, slot, sizeof(T));
+  std::memcpy(&result, cache.result.host, sizeof(T));
   return result;
 }
 
@@ -189,7 +196,8 @@ template <class T>
 class reduction_future;
 
 /// Host result without waiting: enqueue the reduction on `stream` and return; get() on the handle waits.
-/// The kernel writes the result straight into pinned host memory: there is no separate copy to wait for.
+/// The kernel writes the result straight into pinned host memory and raises the slot's flag: get() spins on
+/// that flag, as the host-result reduce does, so there is no separate copy or synchronization to wait for.
 template <class T, class OpT>
 reduction_future<T> reduce_async(const T* in, std::size_t n, OpT op, cudaStream_t stream = nullptr);
 
@@ -199,11 +207,13 @@ template <class T>
 class reduction_future {
  public:
   reduction_future(reduction_future&& o) noexcept
-      : slot_(std::exchange(o.slot_, {})), device_(o.device_), value_(o.value_), state_(std::exchange(o.state_, state::empty)) {}
+      : slot_(std::exchange(o.slot_, {})), signal_(o.signal_), device_(o.device_), value_(o.value_),
+        state_(std::exchange(o.state_, state::empty)) {}
   reduction_future& operator=(reduction_future&& o) noexcept {
     if (this != &o) {
       finish();
       slot_ = std::exchange(o.slot_, {});
+      signal_ = o.signal_;
       device_ = o.device_;
       value_ = o.value_;
       state_ = std::exchange(o.state_, state::empty);
@@ -217,6 +227,7 @@ class reduction_future {
   /// Whether get() would return without waiting.
   bool ready() const {
     if (state_ != state::pending) return true;
+    if (slot_.landed(signal_)) return true;
     const cudaError_t e = cudaEventQuery(slot_.done);
     if (e == cudaErrorNotReady) return false;
     CUDA_TRY(e);
@@ -227,7 +238,7 @@ class reduction_future {
   T get() {
     REDUCELAB_EXPECTS(state_ != state::empty, "reducelab::reduction_future::get: this handle holds no reduction");
     if (state_ == state::pending) {
-      CUDA_TRY(cudaEventSynchronize(slot_.done));
+      detail::wait_for_result(slot_, signal_, [&] { CUDA_TRY(cudaEventSynchronize(slot_.done)); });
       std::memcpy(&value_, slot_.host, sizeof(T));
       state_ = state::done;
       detail::slot_pool::of(device_).give_back(std::exchange(slot_, {}));
@@ -250,6 +261,7 @@ class reduction_future {
   }
 
   detail::pinned_slot slot_{};
+  detail::result_signal signal_{};
   int device_ = 0;
   T value_{};
   state state_ = state::empty;
@@ -258,7 +270,7 @@ class reduction_future {
 template <class T, class OpT>
 reduction_future<T> reduce_async(const T* in, std::size_t n, OpT op, cudaStream_t stream) {
   detail::check_functor<T, OpT>();
-  const detail::device_properties dev = detail::check_arguments(in, n, stream);
+  const detail::device_properties dev = detail::check_arguments(in, n, stream, /*host_result*/ true);
   reduction_future<T> f;
   f.device_ = dev.ordinal;
   if (n == 0) {
@@ -268,7 +280,8 @@ reduction_future<T> reduce_async(const T* in, std::size_t n, OpT op, cudaStream_
   }
   f.slot_ = detail::slot_pool::of(dev.ordinal).take(sizeof(T));
   try {
-    detail::launch_with_stream_workspace(in, n, static_cast<T*>(f.slot_.host), op, stream, dev);
+    f.signal_ = f.slot_.next_signal();
+    detail::launch_with_stream_workspace(in, n, static_cast<T*>(f.slot_.host), op, stream, dev, f.signal_);
     CUDA_TRY(cudaEventRecord(f.slot_.done, stream));
   } catch (...) {
     detail::slot_pool::of(dev.ordinal).give_back(std::exchange(f.slot_, {}));

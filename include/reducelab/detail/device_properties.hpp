@@ -59,18 +59,21 @@ inline void expect_on_device(const void* p, int device, const char* what) {
 }
 
 /// Refuse a stream created on another device (the legacy and per-thread default streams belong to every device).
-inline void expect_stream_on_device(cudaStream_t stream, int device) {
-  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return;
+/// Returns whether the stream is being captured into a graph.
+inline bool expect_stream_on_device(cudaStream_t stream, int device) {
+  if (stream == nullptr || stream == cudaStreamLegacy) return false;  // the legacy stream cannot be captured
   // A stream being captured into a graph refuses to be asked for its device (cudaStreamGetDevice fails with
   // cudaErrorStreamCaptureUnsupported and invalidates the capture): the check is left to the graph's launch.
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   CUDA_TRY(cudaStreamIsCapturing(stream, &capture));
-  if (capture != cudaStreamCaptureStatusNone) return;
+  if (capture != cudaStreamCaptureStatusNone) return true;
+  if (stream == cudaStreamPerThread) return false;
   int stream_device = -1;
   CUDA_TRY(cudaStreamGetDevice(stream, &stream_device));
   REDUCELAB_EXPECTS(stream_device == device, "reducelab::reduce: the stream belongs to device " +
                                                  std::to_string(stream_device) + ", but the current device is " +
                                                  std::to_string(device));
+  return false;
 }
 
 }  // namespace reducelab::detail

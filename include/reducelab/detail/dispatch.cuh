@@ -117,22 +117,33 @@ kernels::single_pass_plan make_plan(const T* in, std::size_t n, std::size_t cap,
   return p;
 }
 
+/// A host-result launch's flag: the kernel stores `seq` into `flag` (pinned host memory) once *out is written
+/// (kernels/single_pass.cuh, write_result). A null flag: none, the device-result calls.
+struct result_signal {
+  unsigned* flag = nullptr;
+  unsigned seq = 0;
+};
+
 /// Launch the reduction of [in, in + n) into *out under PolicyT. The caller has validated the arguments;
 /// `workspace` holds at least workspace_bytes_for<PolicyT, OpT, T>(n) bytes (none on the one-block path).
 template <class PolicyT, class OpT, class T>
 void launch(const T* in, std::size_t n, T* out, void* workspace, OpT op, cudaStream_t stream,
-            const device_properties& dev) {
+            const device_properties& dev, result_signal signal = {}) {
   unsigned grid = 1;
   if (takes_single_block<PolicyT, T>(n)) {
     constexpr int threads = PolicyT::single_block_threads;
-    const kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, 1, grid);
+    kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, 1, grid);
+    plan.done_flag = signal.flag;
+    plan.done_seq = signal.seq;
     single_block_kernel<PolicyT, OpT, T>()<<<1, threads, 0, stream>>>(in, plan, out, nullptr, 0, op);
     CUDA_TRY_LAUNCH();
     return;
   }
   constexpr int threads = PolicyT::block_threads;
   const std::size_t cap = grid_cap<PolicyT, OpT, T>(dev);
-  const kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, cap, grid);
+  kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, cap, grid);
+  plan.done_flag = signal.flag;
+  plan.done_seq = signal.seq;
   auto* partials = static_cast<::reducelab::grid::tagged_partial<T>*>(workspace);
   multi_block_kernel<PolicyT, OpT, T>()<<<grid, threads, 0, stream>>>(in, plan, out, partials, next_epoch(), op);
   CUDA_TRY_LAUNCH();

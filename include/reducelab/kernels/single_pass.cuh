@@ -44,7 +44,22 @@ struct single_pass_plan {
   std::size_t tiles_per_block = 0;  // each block's run of tiles (the last block's may be shorter)
   std::size_t items_per_block = 0;  // scalar plans only: each block's run of values
   bool scalar = false;              // no body: every block reads its values one by one
+  // Host-result calls only: after *out, the kernel stores done_seq here (pinned host memory), so the host can
+  // stop waiting as soon as the value has landed (detail/resources.hpp, wait_for_result). Null otherwise.
+  unsigned* done_flag = nullptr;
+  unsigned done_seq = 0;
 };
+
+/// Thread 0 of the finishing block: write the result, then, for a host-result call, raise its flag. The fence
+/// makes the value visible to the host before the flag: the host reads the value once it sees the flag.
+template <class T>
+__device__ __forceinline__ void write_result(T* out, const T& value, const single_pass_plan& plan) {
+  *out = value;
+  if (plan.done_flag != nullptr) {
+    __threadfence_system();
+    *static_cast<volatile unsigned*>(plan.done_flag) = plan.done_seq;
+  }
+}
 
 template <int BlockThreads, int VectorsPerThread, class T>
 struct single_pass_storage {
@@ -120,7 +135,7 @@ __global__ void __launch_bounds__(BlockThreads)
   }
 
   if (gridDim.x == 1) {
-    if (threadIdx.x == 0) *out = partial;
+    if (threadIdx.x == 0) write_result(out, partial, plan);
     return;
   }
   if (!last) {
@@ -137,7 +152,7 @@ __global__ void __launch_bounds__(BlockThreads)
   const unsigned b_last = b_first + k < others ? b_first + k : others;
   const T mine = grid::fold_published<4>(identity_of<OpT, T>(), partials, b_first, b_last, epoch, op);
   const T earlier = block::reduce_in_thread_order<BlockThreads>(mine, op, range.reduce);
-  if (threadIdx.x == 0) *out = op(earlier, partial);
+  if (threadIdx.x == 0) write_result(out, op(earlier, partial), plan);
 }
 
 }  // namespace reducelab::kernels

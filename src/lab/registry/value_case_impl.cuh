@@ -38,7 +38,7 @@ using all_backends = decltype(concat(all_variants{},
                                      type_list<baselines::library_reduce, baselines::library_reduce_host,
                                                baselines::thrust_reduce, baselines::cub_reduce,
                                                baselines::cub_builtin_reduce, baselines::thrust_scan_last,
-                                               baselines::cub_scan_last>{}));
+                                               baselines::thrust_scan_last_host, baselines::cub_scan_last>{}));
 
 template <class B, class = void>
 struct family_of {
