@@ -29,6 +29,13 @@ struct plus_int {
   __host__ __device__ int operator()(int a, int b) const { return a + b; }
 };
 
+// About 200 µs at Hopper's clocks: more than the engine's host_clock_allowance.
+__global__ void spin_long() {
+  const long long start = clock64();
+  while (clock64() - start < 400000) {
+  }
+}
+
 __global__ void spin_a_little() {
   const long long start = clock64();
   while (clock64() - start < 20000) {
@@ -118,8 +125,8 @@ TEST(GpuEngine, AHostClockClaimThatLeavesWorkQueuedIsRefused) {
   rt::engine engine(s.get(), 1 << 20);
   // Declared synchronous, but returns while its kernel may still run: the host clock would time the enqueue only.
   const std::vector<rt::timed_work> works = {{"returns early", true, [](cudaStream_t st) {
-                                                spin_a_little<<<1, 32, 0, st>>>();
-                                                spin_a_little<<<1, 32, 0, st>>>();
+                                                spin_long<<<1, 32, 0, st>>>();
+                                                spin_long<<<1, 32, 0, st>>>();
                                               }}};
   rt::measurement_plan plan;
   plan.rounds = 3;
