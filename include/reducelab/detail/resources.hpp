@@ -143,7 +143,7 @@ struct pinned_slot {
 /// How long a host-result call spins on its slot's flag before it falls back on a synchronization.
 ///
 /// Why spin: the flag is visible 2.0-2.4 µs before cudaStreamSynchronize returns (the H100, scratch
-/// measurement scratch/host/hostcall.cu at 7c6ce5f: a one-block reduction of 2^10 ints into mapped memory took
+/// measurement scripts/harness/host_call_floor.cu at 7c6ce5f: a one-block reduction of 2^10 ints into mapped memory took
 /// 9.2 µs with the spin and 11.5-11.7 µs with the synchronization, an empty kernel and a synchronization 9.6 µs),
 /// and the host-result call is for small inputs, where 2 µs is a fifth of the call. Why stop: a long reduction
 /// gains nothing measurable from it and the spin keeps a host core busy; the synchronization also reports a
