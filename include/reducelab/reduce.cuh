@@ -9,10 +9,11 @@
 // (reducelab::identity_element<OpT, T>, or a static member template `identity<T>()` in the functor; without one
 // the build stops with a message that says so). It must be associative; it need not be commutative: a functor that
 // does not declare itself commutative has its values combined in input order. One that does (a static constexpr
-// bool commutative = true member, or reducelab::is_commutative) is combined in another fixed order when the input
-// takes more than one block (kernels/single_pass.cuh: the grid reads the input together, a few % faster). Either
-// way the result is bitwise the same on every run for the same input, device and n. T is any trivially copyable
-// type.
+// bool commutative = true member, or reducelab::is_commutative) is combined in another fixed order: with more than
+// one block the grid reads the input together (kernels/single_pass.cuh, a few % faster), and in one block each
+// thread folds its own 16-byte vectors when they hold whole values (kernels/one_block.cuh, 1-, 2-, 4-, 8- and
+// 16-byte T). Either way the result is bitwise the same on every run for the same input, device and n. T is any
+// trivially copyable type.
 //
 // Errors: a null pointer, a pointer or stream of another device, host memory the GPU cannot read, n beyond
 // what T's bytes can address, a workspace that is too small, or a host result asked of a stream being captured

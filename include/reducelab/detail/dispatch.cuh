@@ -5,6 +5,7 @@
 #include "reducelab/core/error.hpp"
 #include "reducelab/core/traits.hpp"
 #include "reducelab/detail/device_properties.hpp"
+#include "reducelab/kernels/one_block.cuh"
 #include "reducelab/kernels/single_pass.cuh"
 #include "reducelab/tuning/select.hpp"
 
@@ -52,8 +53,13 @@ template <class PolicyT, class OpT, class T>
 constexpr auto multi_block_kernel() {
   return &kernels::single_pass<PolicyT::block_threads, PolicyT::vectors_per_thread, OpT, T>;
 }
+/// The one-block path: kernels/one_block.cuh for vector plans, single_pass with one block for scalar ones.
 template <class PolicyT, class OpT, class T>
 constexpr auto single_block_kernel() {
+  return &kernels::one_block<PolicyT::single_block_threads, PolicyT::vectors_per_thread, OpT, T>;
+}
+template <class PolicyT, class OpT, class T>
+constexpr auto single_block_scalar_kernel() {
   return &kernels::single_pass<PolicyT::single_block_threads, PolicyT::vectors_per_thread, OpT, T>;
 }
 
@@ -135,7 +141,14 @@ void launch(const T* in, std::size_t n, T* out, void* workspace, OpT op, cudaStr
     kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, 1, grid);
     plan.done_flag = signal.flag;
     plan.done_seq = signal.seq;
-    single_block_kernel<PolicyT, OpT, T>()<<<1, threads, 0, stream>>>(in, plan, out, nullptr, 0, op);
+    if constexpr (agent::vectorizable<T>) {
+      if (!plan.scalar) {
+        single_block_kernel<PolicyT, OpT, T>()<<<1, threads, 0, stream>>>(in, plan, out, op);
+        CUDA_TRY_LAUNCH();
+        return;
+      }
+    }
+    single_block_scalar_kernel<PolicyT, OpT, T>()<<<1, threads, 0, stream>>>(in, plan, out, nullptr, 0, op);
     CUDA_TRY_LAUNCH();
     return;
   }
@@ -171,7 +184,17 @@ std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
   // Scalar plans: a block's run of values split over its warps' tiles of 32 items, plus the trees.
   const std::size_t scalar_depth = n / grid / 32 + 64;
   const std::size_t vector_depth = static_cast<std::size_t>(agent::lane_items<T, PolicyT::vectors_per_thread>) + 5 + per_warp + 10;
-  return (vector_depth > scalar_depth ? vector_depth : scalar_depth) + partials_depth + tail_depth + 2;
+  std::size_t depth = (vector_depth > scalar_depth ? vector_depth : scalar_depth) + partials_depth + tail_depth + 2;
+  if constexpr (kernels::one_block_folds_directly<OpT, T>) {
+    if (single) {  // kernels/one_block.cuh: a thread's vectors, its head and tail values, the warp and block trees
+      constexpr std::size_t per_vector = agent::values_per_vector<T>;
+      const std::size_t per_pass = static_cast<std::size_t>(threads) * PolicyT::vectors_per_thread;
+      const std::size_t passes = n / per_vector / per_pass + 1;
+      const std::size_t direct = passes * PolicyT::vectors_per_thread * per_vector + 2 + 5 + 5 + 2;
+      if (direct > depth) depth = direct;
+    }
+  }
+  return depth;
 }
 
 }  // namespace reducelab::detail

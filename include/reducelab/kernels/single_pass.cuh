@@ -21,7 +21,8 @@
 // (agent::reduce_warp_tiles): a second loop cost plus/double 2 registers (42 instead of 40), which left room for
 // 2 blocks of 512 per SM instead of 3, and made it 5 % slower than CUB at 2^26-2^28 on the H200.
 //
-// With one block (gridDim.x == 1) there is nothing to publish and no workspace: the one-block path.
+// With one block (gridDim.x == 1) there is nothing to publish and no workspace. The one-block path launches
+// kernels/one_block.cuh instead, except for scalar plans, which come here with one block.
 // When the body cannot be read in vectors (a value type too large, or a pointer whose values never meet a
 // 16-byte boundary) the plan is "scalar": block b reduces items [b*items_per_block, ...) one value at a time.
 #pragma once
@@ -76,6 +77,36 @@ __device__ __forceinline__ T fold_values(T acc, const T* in, std::size_t begin, 
   return acc;
 }
 
+/// A block's share of the vector path: each warp folds its tiles w_first, w_first + w_stride, ... below w_last;
+/// the first block puts the head (the values before the first 16-byte boundary) in front, and the last warp of
+/// the last block appends the tail (less than a tile) behind; the warps combine in warp order. `raw` is the
+/// kernel's single_pass_storage. The result is valid in thread 0. Every thread of the block must call it.
+template <int BlockThreads, int VectorsPerThread, class OpT, class T>
+__device__ __forceinline__ T block_tiles_partial(const T* __restrict__ in, const single_pass_plan& plan,
+                                                 std::size_t w_first, std::size_t w_last, std::size_t w_stride,
+                                                 bool first_block, bool last_block, OpT op, unsigned char* raw) {
+  using storage_t = single_pass_storage<BlockThreads, VectorsPerThread, T>;
+  using stage_t = typename storage_t::stage_t;
+  constexpr int warps = storage_t::warps;
+  const std::size_t body_end = plan.head + plan.tiles * agent::tile_items<T, VectorsPerThread>;
+  // The head's loads go out first; the value is needed only at the end.
+  T head = identity_of<OpT, T>();
+  if (first_block && threadIdx.x == 0) head = fold_values(head, in, 0, plan.head, op);
+  const int warp_id = threadIdx.x / 32;
+  stage_t* stages = reinterpret_cast<stage_t*>(raw);
+  const auto* body = reinterpret_cast<const uint4*>(in + plan.head);
+  T value = agent::reduce_warp_tiles<VectorsPerThread, T>(body, w_first, w_last, w_stride, op, stages[warp_id]);
+  if (last_block && warp_id == warps - 1 && body_end < plan.n)
+    value = agent::append_partial_tile<VectorsPerThread>(value, in + body_end, static_cast<int>(plan.n - body_end), op,
+                                                         stages[warp_id]);
+  __syncthreads();  // every warp is done with its stage before the block reduction reuses `raw`
+  // Lane 0 of each warp holds the warp's value already: only the warps are left to combine.
+  auto& range = *reinterpret_cast<typename storage_t::range_t*>(raw);
+  T partial = block::combine_warp_leaders<BlockThreads>(value, op, range.reduce);
+  if (first_block && threadIdx.x == 0) partial = op(head, partial);
+  return partial;
+}
+
 template <int BlockThreads, int VectorsPerThread, class OpT, class T>
 __global__ void __launch_bounds__(BlockThreads)
     single_pass(const T* __restrict__ in, single_pass_plan plan, T* out, grid::tagged_partial<T>* partials,
@@ -88,20 +119,12 @@ __global__ void __launch_bounds__(BlockThreads)
 
   const unsigned block = blockIdx.x;
   const bool last = block == gridDim.x - 1;
-  const std::size_t body_end = plan.head + plan.tiles * agent::tile_items<T, VectorsPerThread>;
-
   // This block's partial, valid in thread 0.
   T partial = identity_of<OpT, T>();
   if constexpr (agent::vectorizable<T>) {
     if (!plan.scalar) {
-      using stage_t = typename storage_t::stage_t;
       constexpr int warps = storage_t::warps;
-      // The head's loads go out first; the value is needed only at the end.
-      T head = identity_of<OpT, T>();
-      if (block == 0 && threadIdx.x == 0) head = fold_values(head, in, 0, plan.head, op);
       const int warp_id = threadIdx.x / 32;
-      stage_t* stages = reinterpret_cast<stage_t*>(raw);
-      const auto* body = reinterpret_cast<const uint4*>(in + plan.head);
       // This warp's tiles: first, first + stride, ... below last.
       std::size_t w_first, w_last, w_stride;
       if (is_commutative_v<OpT> && gridDim.x > 1) {  // dealt round robin over the grid's warps
@@ -117,14 +140,8 @@ __global__ void __launch_bounds__(BlockThreads)
         w_last = w_first + per_warp < end ? w_first + per_warp : end;
         w_stride = 1;
       }
-      T value = agent::reduce_warp_tiles<VectorsPerThread, T>(body, w_first, w_last, w_stride, op, stages[warp_id]);
-      if (last && warp_id == warps - 1 && body_end < plan.n)
-        value = agent::append_partial_tile<VectorsPerThread>(value, in + body_end, static_cast<int>(plan.n - body_end), op,
-                                                             stages[warp_id]);
-      __syncthreads();  // every warp is done with its stage before the block reduction reuses `raw`
-      // Lane 0 of each warp holds the warp's value already: only the warps are left to combine.
-      partial = block::combine_warp_leaders<BlockThreads>(value, op, range.reduce);
-      if (block == 0 && threadIdx.x == 0) partial = op(head, partial);
+      partial = block_tiles_partial<BlockThreads, VectorsPerThread>(in, plan, w_first, w_last, w_stride, block == 0,
+                                                                    last, op, raw);
     }
   }
   if (plan.scalar) {
