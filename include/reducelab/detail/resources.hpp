@@ -142,9 +142,11 @@ struct pinned_slot {
 
 /// How long a host-result call spins on its slot's flag before it falls back on a synchronization.
 ///
-/// Why spin: the flag is visible 2.0-2.4 µs before cudaStreamSynchronize returns (the H100, scratch
-/// measurement scripts/harness/host_call_floor.cu at 7c6ce5f: a one-block reduction of 2^10 ints into mapped memory took
-/// 9.2 µs with the spin and 11.5-11.7 µs with the synchronization, an empty kernel and a synchronization 9.6 µs),
+/// Why spin: the flag is visible 2.0-2.5 µs before cudaStreamSynchronize returns. On the H100, with
+/// scripts/harness/host_call_floor.cu at 7c6ce5f (four runs), a one-block reduction of 2^10 ints into mapped memory
+/// took 8.9-9.5 µs with the spin and 11.4-11.9 µs with the synchronization (an empty kernel and a synchronization:
+/// 9.6-10.1 µs); the library's own call, measured after the change, left its stream busy for 2.0-2.5 µs (medians)
+/// after it returned on the flag (scripts/harness/host_call_residual.cu at b97a408),
 /// and the host-result call is for small inputs, where 2 µs is a fifth of the call. Why stop: a long reduction
 /// gains nothing measurable from it and the spin keeps a host core busy; the synchronization also reports a
 /// kernel that failed (its flag never rises) and honours the device's scheduling flags (cudaDeviceScheduleYield,
