@@ -55,8 +55,9 @@ double engine::sample(const timed_work& work, const measurement_plan& plan, work
       // A host clock is only right for work that is finished when the call returns. One that returns as its
       // last kernel retires is: reducelab::reduce(host) returns on a flag the kernel raises after writing the
       // result, and the stream reports idle 2.0-2.5 µs later (median; up to 24 µs now and then:
-      // scripts/harness/host_call_residual.cu, H100, b97a408). Work still queued for longer than host_clock_allowance and longer
-      // than the call itself took discards the sample; max_attempts in a row are refused.
+      // scripts/harness/host_call_residual.cu, H100, b97a408). Work still queued for longer than
+      // host_clock_allowance and longer than the call itself took discards the sample; max_attempts in a row are
+      // refused.
       CUDA_TRY(cudaStreamSynchronize(stream_));
       const auto busy_after = std::chrono::steady_clock::now() - t1;
       if (busy_after > host_clock_allowance && busy_after > t1 - t0) {
