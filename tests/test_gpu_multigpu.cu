@@ -131,8 +131,11 @@ std::vector<float_idx32> random_pairs(std::size_t n, std::uint64_t seed) {
   return v;  // values 0..99: the maximum appears many times, on both GPUs, so ties decide the index
 }
 
-/// Cuts for two GPUs: an even split, an awkward one, and each GPU's shard empty in turn.
-std::vector<std::vector<std::size_t>> two_gpu_cuts(std::size_t n) { return {{n / 2}, {n / 3 + 7}, {0}, {n}}; }
+/// Cuts for two GPUs: an even split, an awkward one (never past n: for n = 7 it is 7), and each GPU's shard empty
+/// in turn.
+std::vector<std::vector<std::size_t>> two_gpu_cuts(std::size_t n) {
+  return {{n / 2}, {std::min(n / 3 + 7, n)}, {0}, {n}};
+}
 
 }  // namespace multigpu_test
 using namespace multigpu_test;
