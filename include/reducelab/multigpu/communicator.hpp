@@ -10,6 +10,7 @@
 #include <nccl.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -75,6 +76,22 @@ inline ncclUniqueId make_unique_id() {
   return id;
 }
 
+namespace detail {
+/// Ask NCCL to connect a communicator's peers while it is created, unless the environment says otherwise.
+///
+/// Why: since NCCL 2.22 connections are made lazily, inside the first collective that needs them, on the host and
+/// with both peers taking part. A rank whose peer never calls then blocks inside that call (ncclAllGather,
+/// ncclSend...) with no timeout, before anything reaches the stream that wait() polls. On two H200s with NCCL
+/// 2.28.9, rank 0's first ncclAllGather stayed in "Channel NN/0 : 0[0] -> 1[1] via P2P" while rank 1 never called
+/// (MultiGpuPerRank.AMissingRankIsReportedAfterTheTimeoutNotAHang, NCCL_DEBUG=INFO). Connected at creation, where
+/// ncclCommInitRank already waits for every rank, a missing peer only leaves the kernel waiting on the device,
+/// which wait()'s timeout and ncclCommAbort end. NCCL reads the variable once per process, at its first
+/// communicator: a program that created one before keeps what it had.
+inline void connect_peers_at_creation() {
+  setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite*/ 0);
+}
+}  // namespace detail
+
 /// This process's (or thread's) rank of a communicator of `nranks`, on the current device: the one-process-per-GPU
 /// path, which scales past one machine. Every rank must construct it with the same id (ncclCommInitRank blocks
 /// until all have joined). Destroys the communicator at the end of its life, unless a failed wait aborted it.
@@ -85,6 +102,7 @@ class rank_communicator {
     REDUCELAB_EXPECTS(rank >= 0 && rank < nranks, "reducelab::multigpu::rank_communicator: rank " +
                                                       std::to_string(rank) + " is not in [0, " +
                                                       std::to_string(nranks) + ")");
+    detail::connect_peers_at_creation();
     REDUCELAB_NCCL_TRY(ncclCommInitRank(&comm_, nranks, id, rank));
   }
   rank_communicator(const rank_communicator&) = delete;
