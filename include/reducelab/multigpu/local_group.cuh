@@ -41,6 +41,9 @@ class local_group {
                                                                   std::to_string(sorted[i]) + " is listed twice");
     }
     comms_.assign(devices_.size(), nullptr);
+    // NCCL reads its connection mode once, at the process's first communicator, which may be this one
+    // (communicator.hpp, connect_peers_at_creation, says why peers are connected at creation).
+    detail::connect_peers_at_creation();
     REDUCELAB_NCCL_TRY(ncclCommInitAll(comms_.data(), static_cast<int>(devices_.size()), devices_.data()));
     try {
       for (int r = 0; r < size(); ++r) {
