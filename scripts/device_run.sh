@@ -178,6 +178,10 @@ for step in "$@"; do
       # Issue 14 (needs the NCCL part built: test_gpu_multigpu and reducelab-multigpu targets): the tests, then the
       # comparison over every visible GPU (MG_ARGS adds options) into results/<device>-x<N>-multigpu/.
       export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
+      # Binaries built here link the wheel's libnccl.so.2; there the same version is in the Python environment.
+      if nccl_lib=$(python3 -c "import nvidia.nccl, os; print(os.path.join(nvidia.nccl.__path__[0], 'lib'))" 2>/dev/null); then
+        export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$nccl_lib"
+      fi
       gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
       timeout ${MG_TEST_TIMEOUT:-300} "$build/tests/test_gpu_multigpu" > "$out/multigpu-tests.log" 2>&1
       echo "multigpu tests rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/multigpu-tests.log" | head -3 | tr '\n' ' ')" >> "$summary"
