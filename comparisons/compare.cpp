@@ -49,11 +49,14 @@ struct timing_policy {
   static constexpr int bootstrap_resamples = 2000;  // the interval's ends move by well under 1 % beyond this
 };
 
-constexpr const char* cub_reduce = "cub::DeviceReduce::Reduce";
-constexpr const char* cub_scan = "cub::DeviceScan::InclusiveScan(last)";
-constexpr const char* thrust_reduce = "thrust::reduce";
-constexpr const char* thrust_scan = "thrust::inclusive_scan(last)";
-constexpr const char* thrust_scan_host = "thrust::inclusive_scan(host)";
+// The reference backends' names, as the report reads them (results_view.hpp).
+using report::detail::cub_reduce;
+using report::detail::cub_scan;
+using report::detail::thrust_reduce;
+using report::detail::thrust_scan;
+using report::detail::thrust_scan_host;
+using report::detail::library_reduce;
+using report::detail::library_reduce_host;
 
 bool is_one_of(const std::string& x, std::initializer_list<const char*> names) {
   for (const char* n : names)
@@ -191,11 +194,11 @@ std::string library_table(const json& results) {
   bool any = false;
   s << std::fixed;
   for (const auto& r : results["rows"]) {
-    if (!r["timed"].get<bool>() || r["variant"] != "reducelab::reduce") continue;
+    if (!r["timed"].get<bool>() || r["variant"] != library_reduce) continue;
     any = true;
     const json* cub = median_of(r, cub_reduce);
     if (!cub) cub = median_of(r, cub_scan);
-    const json* host = median_of(r, "reducelab::reduce(host)");
+    const json* host = median_of(r, library_reduce_host);
     const json* thrust = median_of(r, thrust_reduce);
     if (!thrust) thrust = median_of(r, thrust_scan_host);
     if (!thrust) thrust = median_of(r, thrust_scan);
