@@ -16,6 +16,9 @@
 //   fold4x4           the pieces walk's block fold alone over equal contiguous shares, the library's grid
 //   striped8x4        the same bytes in 16 KiB chunks dealt round robin to the same grid
 //   tiles4x8          one block per 16 KiB chunk (as CUB's segmented kernel launches at length 4096)
+//   no_short          the library's kernel without the short-segment walk (pieces_short_average 0), and
+//   short_bXuY        with X pieces per lane and Y elements of each at once
+//   thread_per_segment  a thread per segment, a thread for each (the short-segment floor; not size-robust)
 //
 //   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include \
 //                     scripts/harness/segmented_carries.cu -o segmented_carries
@@ -291,6 +294,28 @@ void library_under(const value_t* in, const long long* offsets, long long S, val
       seg::grid::carry_slots<value_t>::carve(workspace, grid, reducelab::detail::next_epoch()), plus_int{});
 }
 
+/// The short-segment walk (segment_pieces.cuh, reduce_short_pieces) under other knobs: below which average it runs
+/// (0: never, the one-lane groups of the pieces walk instead), pieces per lane per round, elements per piece at once.
+template <int ShortAverage, int Batch, int Unroll>
+struct short_policy : seg::tuning::default_policy<sizeof(value_t)> {
+  static constexpr int pieces_short_average = ShortAverage;
+  static constexpr int pieces_short_batch = Batch;
+  static constexpr int pieces_short_unroll = Unroll;
+};
+
+/// A thread per segment, one thread for each (an oversubscribed grid: the hardware's block scheduler hides the
+/// latency): the short-segment floor the issue quotes. Right for any layout, fast only for short uniform ones.
+__global__ void per_thread_segments(const value_t* __restrict__ in, const long long* offsets, long long S, value_t* out) {
+  const long long s = blockIdx.x * 256LL + threadIdx.x;
+  if (s >= S) return;
+  value_t acc = 0;
+  for (long long i = offsets[s]; i < offsets[s + 1]; ++i) acc += in[i];
+  out[s] = acc;
+}
+void thread_per_segment(const value_t* in, const long long* offsets, long long S, value_t* out, void*, cudaStream_t stream) {
+  per_thread_segments<<<static_cast<unsigned>((S + 255) / 256), 256, 0, stream>>>(in, offsets, S, out);
+}
+
 /// Streaming floors over the same bytes (not segmented results, not checked): reducelab::reduce over all n values,
 /// and the pieces walk's block fold alone over equal shares of the input with the library's grid (no search, no
 /// offsets, no look-back), InFlight 16-byte loads per lane.
@@ -424,6 +449,12 @@ int main(int argc, char** argv) {
                                  {"previous_policy", library_under<previous_policy>, true},
                                  {"previous_8byte", library_under<candidate_policy<5, 8, 4, 4, 1536>>, true},
                                  {"b4_i16_8_4_2049", library_under<candidate_policy<4, 16, 8, 4, 2049>>, true},
+                                 {"no_short", library_under<short_policy<0, 4, 4>>, true},
+                                 {"short_b2u8", library_under<short_policy<8, 2, 8 * 4 / sizeof(value_t)>>, true},
+                                 {"short_b4u2", library_under<short_policy<8, 4, 2 * 4 / sizeof(value_t)>>, true},
+                                 {"short_b2u4", library_under<short_policy<8, 2, 4 * 4 / sizeof(value_t)>>, true},
+                                 {"short_b8u1", library_under<short_policy<8, 8, 1>>, true},
+                                 {"thread_per_segment", thread_per_segment, true},
                                  {"scalar_reduce", scalar_reduce, false},
                                  {"fold4x4", fold_probe<4, 4>, false},
                                  {"striped8x4", striped_probe<8, 4, 1>, false},

@@ -51,10 +51,23 @@
 //                      1.05x / 1.03x at 2^20, 1.07x / 1.06x on the giant layout, 1.18x / 1.24x on the mixed one, and
 //                      0.97x at 1000 on both (16-lane groups instead of 32). In the exploration runs on the H100, 8
 //                      loads for lone lanes too cost 25 % at length 1
+//   pieces_short_average  a stretch whose segments average fewer elements than this takes the short-segment walk
+//                      (agent/segment_pieces.cuh, reduce_short_pieces: a lane per piece, pieces_short_batch pieces per
+//                      lane per round, pieces_short_unroll elements of each loaded at once, the next round's offsets
+//                      loaded while this round's values are in flight). 0: never (the one-lane groups of the pieces
+//                      walk instead). 6, with 2 pieces of 4 elements (4-byte values), against 0, same run on the H100
+//                      at bb813ad (results/NVIDIA_H100_80GB_HBM3-segmented/short-segments.txt): 1.67x at length 1
+//                      (139.6 against 233.4 µs), 1.52x at 2, 1.20x at 4, 1.21x at 6, but 0.94x at 8 (48.5 against
+//                      45.7 µs; the stretch average there is 7), so the line is below 6; the same on the giant and
+//                      mixed layouts (within 4 %). 4 pieces of 2 elements was within 5 % of it; 8 pieces (which
+//                      spill) 1.3-1.9x slower. Up to length 8 a thread-per-segment kernel (a thread for
+//                      each segment: right for uniform lengths only) is still 1.24-1.34x faster
 //
-// Tried and left out (same harness, H100): an L2 prefetch of each block's estimated first 32-128 KiB before the search
-// (no faster anywhere, up to 8 % slower); cutting the path into 2, 4 or 8 chunks per block dealt round robin, with the
-// look-backs after all of a block's walks (2: up to 13 % slower from 256 up; 8: 1.3-1.7x slower everywhere).
+// Tried and left out (same harness, H100): loading the pieces walk's next round of bounds while this round's values are
+// in flight (as the short walk does): 88 bytes of spills, and 3-17 % slower from length 8 up; an L2 prefetch of each
+// block's estimated first 32-128 KiB before the search (no faster anywhere, up to 8 % slower); cutting the path into 2,
+// 4 or 8 chunks per block dealt round robin, with the look-backs after all of a block's walks (2: up to 13 % slower
+// from 256 up; 8: 1.3-1.7x slower everywhere).
 #pragma once
 
 #include <cstddef>
@@ -77,6 +90,9 @@ struct policy {
   static constexpr int pieces_items_per_lane = 8;
   static constexpr int pieces_loads_in_flight = 4;
   static constexpr int pieces_lone_loads_in_flight = 4;
+  static constexpr int pieces_short_average = 0;
+  static constexpr int pieces_short_batch = 4;
+  static constexpr int pieces_short_unroll = 1;
 };
 
 /// Items per thread by value size: a tile stages tile_steps values plus tile_steps + 1 eight-byte segment ends, so
@@ -88,9 +104,20 @@ constexpr int default_items_per_thread(std::size_t value_bytes) {
 /// Resident blocks of 256 threads the registers must allow (see min_blocks_per_sm above).
 inline constexpr int default_min_blocks_per_sm = 4;
 
+/// The short-segment walk (pieces_short_*): elements per piece read at once, about 16 bytes of each piece.
+constexpr int default_short_unroll(std::size_t value_bytes) {
+  return value_bytes <= 4 ? 4 : value_bytes <= 8 ? 2 : 1;
+}
+inline constexpr int default_short_average = 6;
+inline constexpr int default_short_batch = 2;
+
 template <std::size_t ValueBytes>
 struct default_policy : policy<256, default_items_per_thread(ValueBytes), 256 * default_items_per_thread(ValueBytes),
-                               default_min_blocks_per_sm, 0> {};
+                               default_min_blocks_per_sm, 0> {
+  static constexpr int pieces_short_average = default_short_average;
+  static constexpr int pieces_short_batch = default_short_batch;
+  static constexpr int pieces_short_unroll = default_short_unroll(ValueBytes);
+};
 
 /// 4-byte values, the measured ones (see long_run_items and the pieces_* lines above).
 template <>
@@ -98,6 +125,9 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
   static constexpr int pieces_items_per_lane = 32;
   static constexpr int pieces_loads_in_flight = 8;
   static constexpr int pieces_lone_loads_in_flight = 4;
+  static constexpr int pieces_short_average = default_short_average;
+  static constexpr int pieces_short_batch = default_short_batch;
+  static constexpr int pieces_short_unroll = default_short_unroll(4);
 };
 
 }  // namespace reducelab::segmented::tuning

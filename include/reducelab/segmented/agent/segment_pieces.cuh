@@ -16,9 +16,11 @@
 //                        = 1, 2, 4, ..., 32 from the average (policy: pieces_items_per_lane)
 //   a warp               longer pieces below long_run_items, listed in shared memory by the groups
 //   the whole block      longer pieces, listed likewise, one after another with the block range reduction
-// A full list leaves the piece to the group that found it: slower, never wrong. Every piece is reduced in order
-// (commutative functors fold striped lanes, others contiguous chunks, and the group joins its lanes in lane order),
-// and its value depends only on the data and the stretch, so results are the same run to run.
+// A full list leaves the piece to the group that found it: slower, never wrong. A stretch of very short segments
+// (average below pieces_short_average) takes reduce_short_pieces instead: one-lane groups that each hold several pieces
+// in flight, since a lane with one piece of one or two elements waits on memory for almost all its time. Every piece is
+// reduced in order (commutative functors fold striped lanes, others contiguous chunks, and the group joins its lanes in
+// lane order), and its value depends only on the data and the stretch, so results are the same run to run.
 #pragma once
 
 #include "reducelab/block/block_reduce_range.cuh"
@@ -170,33 +172,182 @@ __device__ __forceinline__ piece_bounds piece_at(const segment_source<OffsetT, B
   return p;
 }
 
+/// Writes a finished piece: to out when its segment ends inside the stretch, else to the block's carry-out.
+template <class T, class StorageT>
+__device__ __forceinline__ void finish_piece(T* out, path_coord to, long long segment, const T& value, StorageT& storage) {
+  if (segment < to.segment) {
+    out[segment] = value;
+  } else {
+    storage.carry() = value;
+  }
+}
+
+/// Take the listed long pieces up: the mid-length ones a warp each, then the long ones the whole block, one after
+/// another. Every thread must call it, after a barrier that completes the lists; the carry-out is valid in thread 0.
+template <class PolicyT, element_map Map, class T, class OffsetT, class BeginT, class OpT>
+__device__ __forceinline__ T reduce_listed_pieces(const T* __restrict__ in, const segment_source<OffsetT, BeginT>& src,
+                                                  path_coord from, path_coord to, T* out, OpT op,
+                                                  block_storage<PolicyT, T, OpT, Map>& storage) {
+  using storage_t = block_storage<PolicyT, T, OpT, Map>;
+  constexpr int threads = PolicyT::block_threads;
+  constexpr int warps = threads / 32;
+  const int tid = threadIdx.x;
+  const int mids = storage.mid_count < storage_t::max_mid_pieces ? storage.mid_count : storage_t::max_mid_pieces;
+  for (int i = tid / 32; i < mids; i += warps) {
+    const piece_bounds p = piece_at<Map>(src, from, to, storage.mid_pieces[i]);
+    const T value = group_reduce_range<32, loads_in_flight<PolicyT, 32>>(in, p.base + p.first, p.base + p.last, op);
+    if (tid % 32 == 0) finish_piece(out, to, p.segment, value, storage);
+  }
+  const int longs = storage.long_count < storage_t::max_long_pieces ? storage.long_count : storage_t::max_long_pieces;
+  for (int i = 0; i < longs; ++i) {
+    const piece_bounds p = piece_at<Map>(src, from, to, storage.long_pieces[i]);
+    constexpr int in_flight = loads_in_flight<PolicyT, threads>;
+    const T value = block_reduce_piece<threads, in_flight>(in, p.base + p.first, p.base + p.last, op, storage.range());
+    if (tid == 0) finish_piece(out, to, p.segment, value, storage);
+    __syncthreads();  // the range storage is free again
+  }
+  __syncthreads();  // the carry is written
+  return storage.carry();
+}
+
+/// Lists piece k for a warp (mid) or the whole block (long) when it is at least list_from (or long_run_items)
+/// elements long; true when it was listed. A full list leaves the piece with its finder. Called by one lane per piece.
+template <class PolicyT, element_map Map, class T, class OpT>
+__device__ __forceinline__ bool list_long_piece(long long k, long long length, long long list_from, bool may_go_to_warp,
+                                                block_storage<PolicyT, T, OpT, Map>& storage) {
+  using storage_t = block_storage<PolicyT, T, OpT, Map>;
+  const bool for_block = length >= PolicyT::long_run_items;
+  if (!for_block && !(may_go_to_warp && length >= list_from)) return false;
+  int* count = for_block ? &storage.long_count : &storage.mid_count;
+  long long* list = for_block ? storage.long_pieces : storage.mid_pieces;
+  const int capacity = for_block ? storage_t::max_long_pieces : storage_t::max_mid_pieces;
+  const int at = atomicAdd(count, 1);
+  if (at >= capacity) return false;
+  list[at] = k;
+  return true;
+}
+
+/// The number of pieces of the stretch (0..to.segment - from.segment, the last only when a segment is in progress at
+/// `to`), with the lists emptied and the carry-out set to the identity. Every thread must call it.
+template <class PolicyT, element_map Map, class T, class OffsetT, class BeginT, class OpT>
+__device__ __forceinline__ long long begin_pieces(const segment_source<OffsetT, BeginT>& src, path_coord from,
+                                                  path_coord to, block_storage<PolicyT, T, OpT, Map>& storage) {
+  if (threadIdx.x == 0) {
+    storage.long_count = 0;
+    storage.mid_count = 0;
+    storage.carry() = identity_of<OpT, T>();
+  }
+  __syncthreads();
+  return (to.segment - from.segment) + (to.segment < src.num_segments ? 1 : 0);
+}
+
+/// One lane's pieces of a round of the short-segment walk: where each begins in `in`, and its length (-1: listed for a
+/// warp or the block; 0: none).
+template <int Batch>
+struct short_batch {
+  long long first[Batch];
+  int length[Batch];  // a piece is part of one block's stretch, far below 2^31 elements
+};
+
+/// Loads the bounds of this lane's pieces round + j * 32 + lane (j < Batch), and lists the long ones.
+template <class PolicyT, element_map Map, int Batch, class T, class OffsetT, class BeginT, class OpT>
+__device__ __forceinline__ short_batch<Batch> locate_short_pieces(const segment_source<OffsetT, BeginT>& src,
+                                                                  path_coord from, path_coord to, long long pieces,
+                                                                  long long round, long long list_from,
+                                                                  block_storage<PolicyT, T, OpT, Map>& storage) {
+  short_batch<Batch> b;
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int j = 0; j < Batch; ++j) {
+    const long long k = round + j * 32 + lane;
+    b.first[j] = 0;
+    b.length[j] = 0;
+    if (k < pieces) {
+      const piece_bounds p = piece_at<Map>(src, from, to, k);
+      b.first[j] = p.base + p.first;
+      // A piece of list_from elements or more (at least 4 x the average) goes to a warp or the block.
+      const long long n = p.last - p.first;
+      b.length[j] = list_long_piece<PolicyT, Map, T, OpT>(k, n, list_from, true, storage) ? -1 : static_cast<int>(n);
+    }
+  }
+  return b;
+}
+
+/// The walk for stretches of short segments (average below pieces_short_average): a lane per piece, as the
+/// one-lane groups of reduce_pieces, but each lane takes Batch pieces per round (its warp's run of 32 * Batch
+/// consecutive pieces, dealt lane by lane) and reads them element by element, Unroll elements of every piece at once.
+/// Why: a lane that reduces one short piece at a time keeps one load in flight and waits two memory round trips (the
+/// offsets, then the values) per piece, so the walk is latency bound (H100, 2^24 int32 in segments of one: 230 µs,
+/// 35 % of peak); Batch * Unroll loads in flight per lane hide that. Elements are folded in order, so any functor.
+template <class PolicyT, element_map Map, class T, class OffsetT, class BeginT, class OpT>
+__device__ __forceinline__ T reduce_short_pieces(const T* __restrict__ in, const segment_source<OffsetT, BeginT>& src,
+                                                 path_coord from, path_coord to, T* out, OpT op, long long average,
+                                                 block_storage<PolicyT, T, OpT, Map>& storage) {
+  constexpr int threads = PolicyT::block_threads;
+  constexpr int batch = PolicyT::pieces_short_batch;
+  constexpr int unroll = PolicyT::pieces_short_unroll;
+  constexpr long long step = static_cast<long long>(threads) * batch;
+  const int lane = threadIdx.x % 32;
+  const long long pieces = begin_pieces<PolicyT, Map, T>(src, from, to, storage);
+  const long long list_from = 4 * average > group_items ? 4 * average : group_items;
+  long long round = static_cast<long long>(threadIdx.x / 32) * 32 * batch;
+  short_batch<batch> b = locate_short_pieces<PolicyT, Map, batch>(src, from, to, pieces, round, list_from, storage);
+  for (; round < pieces; round += step) {
+    T acc[batch];
+    T v[batch][unroll];
+#pragma unroll
+    for (int j = 0; j < batch; ++j) {
+      acc[j] = identity_of<OpT, T>();
+#pragma unroll
+      for (int u = 0; u < unroll; ++u)
+        if (u < b.length[j]) v[j][u] = in[b.first[j] + u];
+    }
+    // The next round's bounds are loaded while this round's first values are on their way: one memory round trip
+    // per round instead of two (offsets, then values).
+    const short_batch<batch> next =
+        locate_short_pieces<PolicyT, Map, batch>(src, from, to, pieces, round + step, list_from, storage);
+    int longest = 0;
+#pragma unroll
+    for (int j = 0; j < batch; ++j) {
+      longest = b.length[j] > longest ? b.length[j] : longest;
+#pragma unroll
+      for (int u = 0; u < unroll; ++u)
+        if (u < b.length[j]) acc[j] = op(acc[j], v[j][u]);
+    }
+    for (int i = unroll; i < longest; i += unroll) {
+#pragma unroll
+      for (int j = 0; j < batch; ++j)
+#pragma unroll
+        for (int u = 0; u < unroll; ++u)
+          if (i + u < b.length[j]) v[j][u] = in[b.first[j] + i + u];
+#pragma unroll
+      for (int j = 0; j < batch; ++j)
+#pragma unroll
+        for (int u = 0; u < unroll; ++u)
+          if (i + u < b.length[j]) acc[j] = op(acc[j], v[j][u]);
+    }
+#pragma unroll
+    for (int j = 0; j < batch; ++j) {
+      const long long k = round + j * 32 + lane;
+      if (k < pieces && b.length[j] >= 0) finish_piece(out, to, from.segment + k, acc[j], storage);
+    }
+    b = next;
+  }
+  __syncthreads();  // the lists are complete
+  return reduce_listed_pieces<PolicyT, Map>(in, src, from, to, out, op, storage);
+}
+
 /// Walk the block's stretch [from, to) piece by piece with groups of G lanes; see the file comment. Every thread must
 /// call it; the carry-out is valid in thread 0.
 template <int G, class PolicyT, element_map Map, class T, class OffsetT, class BeginT, class OpT>
 __device__ __forceinline__ T reduce_pieces(const T* __restrict__ in, const segment_source<OffsetT, BeginT>& src,
                                            path_coord from, path_coord to, T* out, OpT op, long long average,
                                            block_storage<PolicyT, T, OpT, Map>& storage) {
-  using storage_t = block_storage<PolicyT, T, OpT, Map>;
   constexpr int threads = PolicyT::block_threads;
   constexpr int groups = threads / G;
-  constexpr int warps = threads / 32;
   const int tid = threadIdx.x;
   const int rank = tid % G;
-  // Pieces 0..to.segment - from.segment, the last only when a segment is in progress at `to`.
-  const long long pieces = (to.segment - from.segment) + (to.segment < src.num_segments ? 1 : 0);
-  const auto finish = [&](long long segment, const T& value) {
-    if (segment < to.segment) {
-      out[segment] = value;
-    } else {
-      storage.carry() = value;
-    }
-  };
-  if (tid == 0) {
-    storage.long_count = 0;
-    storage.mid_count = 0;
-    storage.carry() = identity_of<OpT, T>();
-  }
-  __syncthreads();
+  const long long pieces = begin_pieces<PolicyT, Map, T>(src, from, to, storage);
 
   // A warp takes 32 / G consecutive pieces per round, and all its lanes run the same rounds (a group past the end, or
   // whose piece went to a list, reduces an empty range), so that group reductions can use full-warp shuffles.
@@ -210,46 +361,17 @@ __device__ __forceinline__ T reduce_pieces(const T* __restrict__ in, const segme
     if (mine) {
       p = piece_at<Map>(src, from, to, k);
       const long long length = p.last - p.first;
-      const bool for_block = length >= PolicyT::long_run_items;
-      if (for_block || (length >= list_from && G < 32)) {
-        int listed = 0;
-        if (rank == 0) {
-          int* count = for_block ? &storage.long_count : &storage.mid_count;
-          long long* list = for_block ? storage.long_pieces : storage.mid_pieces;
-          const int capacity = for_block ? storage_t::max_long_pieces : storage_t::max_mid_pieces;
-          const int at = atomicAdd(count, 1);
-          if (at < capacity) {
-            list[at] = k;
-            listed = 1;
-          }
-        }
-        if constexpr (G > 1) listed = __shfl_sync(group_lanes<G>(), listed, 0, G);
-        mine = listed == 0;
-      }
+      int listed = rank == 0 && list_long_piece<PolicyT, Map, T, OpT>(k, length, list_from, G < 32, storage) ? 1 : 0;
+      if constexpr (G > 1) listed = __shfl_sync(group_lanes<G>(), listed, 0, G);
+      mine = listed == 0;
     }
     __syncwarp();
     const T value = group_reduce_range<G, loads_in_flight<PolicyT, G>>(in, mine ? p.base + p.first : 0,
                                                                        mine ? p.base + p.last : 0, op);
-    if (mine && rank == 0) finish(p.segment, value);
+    if (mine && rank == 0) finish_piece(out, to, p.segment, value, storage);
   }
   __syncthreads();  // the lists are complete
-
-  const int mids = storage.mid_count < storage_t::max_mid_pieces ? storage.mid_count : storage_t::max_mid_pieces;
-  for (int i = tid / 32; i < mids; i += warps) {
-    const piece_bounds p = piece_at<Map>(src, from, to, storage.mid_pieces[i]);
-    const T value = group_reduce_range<32, loads_in_flight<PolicyT, 32>>(in, p.base + p.first, p.base + p.last, op);
-    if (tid % 32 == 0) finish(p.segment, value);
-  }
-  const int longs = storage.long_count < storage_t::max_long_pieces ? storage.long_count : storage_t::max_long_pieces;
-  for (int i = 0; i < longs; ++i) {
-    const piece_bounds p = piece_at<Map>(src, from, to, storage.long_pieces[i]);
-    constexpr int in_flight = loads_in_flight<PolicyT, threads>;
-    const T value = block_reduce_piece<threads, in_flight>(in, p.base + p.first, p.base + p.last, op, storage.range());
-    if (tid == 0) finish(p.segment, value);
-    __syncthreads();  // the range storage is free again
-  }
-  __syncthreads();  // the carry is written
-  return storage.carry();
+  return reduce_listed_pieces<PolicyT, Map>(in, src, from, to, out, op, storage);
 }
 
 /// The pieces walk with groups of about average / pieces_items_per_lane lanes (a power of two, 1 to 32).
@@ -258,6 +380,8 @@ __device__ __forceinline__ T reduce_pieces_by_average(const T* __restrict__ in,
                                                       const segment_source<OffsetT, BeginT>& src, path_coord from,
                                                       path_coord to, T* out, OpT op, long long average,
                                                       block_storage<PolicyT, T, OpT, Map>& storage) {
+  if (average < PolicyT::pieces_short_average)
+    return reduce_short_pieces<PolicyT, Map>(in, src, from, to, out, op, average, storage);
   const long long lanes = average / PolicyT::pieces_items_per_lane;
   if (lanes >= 32) return reduce_pieces<32, PolicyT, Map>(in, src, from, to, out, op, average, storage);
   if (lanes >= 16) return reduce_pieces<16, PolicyT, Map>(in, src, from, to, out, op, average, storage);
