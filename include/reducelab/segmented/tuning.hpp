@@ -55,13 +55,17 @@
 //                      (agent/segment_pieces.cuh, reduce_short_pieces: a lane per piece, pieces_short_batch pieces per
 //                      lane per round, pieces_short_unroll elements of each loaded at once, the next round's offsets
 //                      loaded while this round's values are in flight). 0: never (the one-lane groups of the pieces
-//                      walk instead). 6, with 2 pieces of 4 elements (4-byte values), against 0, same run on the H100
-//                      at bb813ad (results/NVIDIA_H100_80GB_HBM3-segmented/short-segments.txt): 1.67x at length 1
-//                      (139.6 against 233.4 µs), 1.52x at 2, 1.20x at 4, 1.21x at 6, but 0.94x at 8 (48.5 against
-//                      45.7 µs; the stretch average there is 7), so the line is below 6; the same on the giant and
-//                      mixed layouts (within 4 %). 4 pieces of 2 elements was within 5 % of it; 8 pieces (which
-//                      spill) 1.3-1.9x slower. Up to length 8 a thread-per-segment kernel (a thread for
-//                      each segment: right for uniform lengths only) is still 1.24-1.34x faster
+//                      walk instead). Same runs on the H100 at 749abe3 (results/NVIDIA_H100_80GB_HBM3-segmented/
+//                      short-segments.txt), uniform lengths, against 0:
+//                      4-byte values, 2 pieces of 4 elements: 1.67x at length 1 (139.8 against 233.4 µs), 1.52x at 2,
+//                      1.42x at 3, 1.18-1.22x at 4, 1.28x at 5, 1.20-1.23x at 6, 1.17-1.19x at 7, but 0.94-0.95x at 8
+//                      (48.2-49.0 against 46.0-46.4 µs), the same (within 4 %) on the giant and mixed layouts; with the
+//                      line at 6, lengths 6 and 7 kept the old times, and at 8 the walk is the slower one: 7, between.
+//                      4 pieces of 2 elements were within 5 % of 2 of 4; 8 pieces (which spill) 1.3-1.9x slower.
+//                      8-byte values, 2 pieces of 2 elements: 1.21x at length 1 (177.1 against 213.5 µs), 1.18x at 2,
+//                      1.02x at 4, 0.94x at 6: 4. Wider values keep 4, unmeasured.
+//                      Up to length 8 a thread-per-segment kernel (a thread for each segment: right for uniform lengths
+//                      only) is still 1.2-1.3x faster (int32: 112.0 µs at length 1, 34.3 at 8)
 //
 // Tried and left out (same harness, H100): loading the pieces walk's next round of bounds while this round's values are
 // in flight (as the short walk does): 88 bytes of spills, and 3-17 % slower from length 8 up; an L2 prefetch of each
@@ -108,13 +112,13 @@ inline constexpr int default_min_blocks_per_sm = 4;
 constexpr int default_short_unroll(std::size_t value_bytes) {
   return value_bytes <= 4 ? 4 : value_bytes <= 8 ? 2 : 1;
 }
-inline constexpr int default_short_average = 6;
+constexpr int default_short_average(std::size_t value_bytes) { return value_bytes <= 4 ? 7 : 4; }
 inline constexpr int default_short_batch = 2;
 
 template <std::size_t ValueBytes>
 struct default_policy : policy<256, default_items_per_thread(ValueBytes), 256 * default_items_per_thread(ValueBytes),
                                default_min_blocks_per_sm, 0> {
-  static constexpr int pieces_short_average = default_short_average;
+  static constexpr int pieces_short_average = default_short_average(ValueBytes);
   static constexpr int pieces_short_batch = default_short_batch;
   static constexpr int pieces_short_unroll = default_short_unroll(ValueBytes);
 };
@@ -125,7 +129,7 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
   static constexpr int pieces_items_per_lane = 32;
   static constexpr int pieces_loads_in_flight = 8;
   static constexpr int pieces_lone_loads_in_flight = 4;
-  static constexpr int pieces_short_average = default_short_average;
+  static constexpr int pieces_short_average = default_short_average(4);
   static constexpr int pieces_short_batch = default_short_batch;
   static constexpr int pieces_short_unroll = default_short_unroll(4);
 };
