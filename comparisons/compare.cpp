@@ -421,7 +421,8 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
                              {"vectors_per_thread", t.backend.policy.vectors_per_thread},
                              {"blocks_per_sm", t.backend.policy.blocks_per_sm},
                              {"single_block_threads", t.backend.policy.single_block_threads},
-                             {"single_block_max_bytes", t.backend.policy.single_block_max_bytes}};
+                             {"single_block_max_bytes", t.backend.policy.single_block_max_bytes},
+                             {"single_block_vectors", t.backend.policy.single_block_vectors}};
           row["validation"] = {{"status", to_string(t.validation.status)},
                                {"bounded", t.validation.result.bounded},
                                {"error", t.validation.result.error},

@@ -111,6 +111,8 @@ TEST(LibraryPolicy, TableIsSaneForEverySizeClass) {
     EXPECT_EQ(v.block_threads % 32, 0);
     EXPECT_EQ(v.single_block_threads % 32, 0);
     EXPECT_GE(v.vectors_per_thread, 1);
+    EXPECT_GE(v.single_block_vectors, 1);
+    EXPECT_LE(v.single_block_vectors, 16);
     EXPECT_GE(v.blocks_per_sm, 0);
     EXPECT_LE(v.single_block_max_bytes, std::size_t{1} << 22);  // one block past a few MB would starve the GPU
   };

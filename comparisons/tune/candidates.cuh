@@ -48,8 +48,8 @@ struct single_block_shape {
   int threads, vectors_per_thread;
 };
 
-// A policy has one vectors_per_thread for both paths, so each block size is listed with every vector count; the
-// one-block sweep measures the shapes that share the chosen multi-block vectors_per_thread.
+// Every block size with every vector count: the one-block path has its loads in flight of its own
+// (single_block_vectors), chosen with its block size.
 inline constexpr single_block_shape single_block_shapes[] = {
     {256, 1},  {256, 2},  {256, 4},  {256, 8},  //
     {512, 1},  {512, 2},  {512, 4},  {512, 8},  //
@@ -63,8 +63,9 @@ using multi_block_policy = tuning::policy<multi_block_shapes[I].block_threads, m
 
 /// One-block candidate I: the one-block path at every n, so the multi-block fields are unused.
 template <std::size_t I>
-using single_block_policy = tuning::policy<256, single_block_shapes[I].vectors_per_thread, 0,
-                                           single_block_shapes[I].threads, std::numeric_limits<std::size_t>::max()>;
+using single_block_policy =
+    tuning::policy<256, single_block_shapes[I].vectors_per_thread, 0, single_block_shapes[I].threads,
+                   std::numeric_limits<std::size_t>::max(), single_block_shapes[I].vectors_per_thread>;
 
 // --- Which shapes compile --------------------------------------------------------------------------------------
 
@@ -88,7 +89,7 @@ template <std::size_t Bytes>
 inline constexpr bool fallback_fits_v = [] {
   using f = tuning::fallback<tuning::size_class(Bytes)>;
   return fits_v<f::block_threads, f::vectors_per_thread, Bytes> &&
-         fits_v<f::single_block_threads, f::vectors_per_thread, Bytes>;
+         fits_v<f::single_block_threads, f::single_block_vectors, Bytes>;
 }();
 
 /// The smallest value size of the class for which a shape would not compile although the fallback does; 0 if
@@ -321,7 +322,7 @@ class class_tuner_impl final : public class_tuner {
  private:
   static tuning::policy_values policy_values_of(std::size_t multi_block_index) {
     const multi_block_shape& m = multi_block_shapes[multi_block_index];
-    return {m.block_threads, m.vectors_per_thread, m.blocks_per_sm, 256, 0};
+    return {m.block_threads, m.vectors_per_thread, m.blocks_per_sm, 256, 0, m.vectors_per_thread};
   }
 
   template <class W>
@@ -340,12 +341,8 @@ class class_tuner_impl final : public class_tuner {
                           sweep_result& s) const {
     using OpT = typename W::op;
     using T = typename W::value;
-    auto candidates =
+    const auto candidates =
         single_block_candidates<class_bytes, OpT, T>(std::make_index_sequence<std::size(single_block_shapes)>{});
-    const int vectors = multi_block_shapes[chosen].vectors_per_thread;
-    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
-                                    [&](const candidate<T>& c) { return c.info.policy.vectors_per_thread != vectors; }),
-                     candidates.end());
     const auto multi =
         multi_block_candidates<class_bytes, OpT, T>(std::make_index_sequence<std::size(multi_block_shapes)>{});
     std::vector<std::size_t> sizes;

@@ -4,8 +4,8 @@
 //                best candidate's median there; a candidate that failed or was excluded anywhere is not eligible
 //   one-block    each one-block shape and its crossover (the largest size up to which it is nowhere slower than the
 //                chosen multi-block policy: paired 95 % interval, every workload of the class) make a policy; the
-//                policy with the smallest geometric mean over the one-block sizes gives single_block_threads and
-//                single_block_max_bytes
+//                policy with the smallest geometric mean over the one-block sizes gives single_block_threads,
+//                single_block_vectors and single_block_max_bytes
 // and what is written: the results JSON, the replacement for include/reducelab/tuning/sm90.hpp, the table.
 #include "comparisons/provenance.hpp"
 #include "comparisons/tune/tune.hpp"
@@ -35,7 +35,7 @@ namespace reducelab::tune {
 
 std::string label_of(const tuning::policy_values& p, bool one_block) {
   if (one_block)
-    return "one block " + std::to_string(p.single_block_threads) + "x" + std::to_string(p.vectors_per_thread);
+    return "one block " + std::to_string(p.single_block_threads) + "x" + std::to_string(p.single_block_vectors);
   return std::to_string(p.block_threads) + "x" + std::to_string(p.vectors_per_thread) +
          (p.blocks_per_sm == 0 ? " occupancy" : " " + std::to_string(p.blocks_per_sm) + "/SM");
 }
@@ -332,9 +332,11 @@ void measure_and_choose(const class_tuner& tuner, const sweep_context& ctx, std:
   }
   tuning::policy_values p = c.multi.candidates[best].policy;
   p.single_block_threads = c.single.candidates[c.one_block->candidate].policy.single_block_threads;
+  p.single_block_vectors = c.single.candidates[c.one_block->candidate].policy.single_block_vectors;
   p.single_block_max_bytes = c.one_block->cross.max_bytes;
   c.chosen = p;
-  out << "  one block: " << p.single_block_threads << " threads, up to " << bytes_label(p.single_block_max_bytes)
+  out << "  one block: " << p.single_block_threads << " threads x " << p.single_block_vectors << " loads, up to "
+      << bytes_label(p.single_block_max_bytes)
       << (c.one_block->cross.whole_range ? " (not slower anywhere measured: the largest size measured)"
                                          : " (the crossover)")
       << ", geomean " << fixed(c.one_block->geomean, 3) << "\n";
@@ -373,13 +375,14 @@ json policy_json(const tuning::policy_values& p) {
           {"vectors_per_thread", p.vectors_per_thread},
           {"blocks_per_sm", p.blocks_per_sm},
           {"single_block_threads", p.single_block_threads},
-          {"single_block_max_bytes", p.single_block_max_bytes}};
+          {"single_block_max_bytes", p.single_block_max_bytes},
+          {"single_block_vectors", p.single_block_vectors}};
 }
 
 /// The fields a sweep varies: a multi-block candidate's one-block fields, and the reverse, are placeholders.
 json shape_json(const tuning::policy_values& p, bool one_block) {
   if (one_block)
-    return {{"single_block_threads", p.single_block_threads}, {"vectors_per_thread", p.vectors_per_thread}};
+    return {{"single_block_threads", p.single_block_threads}, {"single_block_vectors", p.single_block_vectors}};
   return {{"block_threads", p.block_threads},
           {"vectors_per_thread", p.vectors_per_thread},
           {"blocks_per_sm", p.blocks_per_sm}};
@@ -546,7 +549,7 @@ json results_json(const run_record& r, const std::vector<class_outcome>& classes
 std::string policy_text(const tuning::policy_values& p) {
   return "policy<" + std::to_string(p.block_threads) + ", " + std::to_string(p.vectors_per_thread) + ", " +
          std::to_string(p.blocks_per_sm) + ", " + std::to_string(p.single_block_threads) + ", " +
-         std::to_string(p.single_block_max_bytes) + ">";
+         std::to_string(p.single_block_max_bytes) + ", " + std::to_string(p.single_block_vectors) + ">";
 }
 
 /// A complete replacement for include/reducelab/tuning/sm90.hpp: the fallback as the primary template, one
@@ -587,7 +590,8 @@ std::string sm90_header(const run_record& r, const std::vector<class_outcome>& c
     h << "\n//         ";
     if (std::isfinite(c.vs_cub.geomean))
       h << "CUB's median / its median " << fixed(c.vs_cub.geomean, 2) << " (geomean); ";
-    h << "one block of " << c.chosen->single_block_threads << " threads up to "
+    h << "one block of " << c.chosen->single_block_threads << " threads x " << c.chosen->single_block_vectors
+      << " loads up to "
       << bytes_label(c.chosen->single_block_max_bytes)
       << (c.one_block->cross.whole_range ? " (nowhere slower: the largest size measured)" : " (the crossover)") << "\n";
   }
@@ -630,7 +634,8 @@ std::string summary_table(const std::vector<class_outcome>& classes) {
     s << std::setw(18) << c.multi.candidates[best].label << std::right << std::setw(8)
       << fixed(c.multi_scores[best].geomean, 3) << std::setw(7) << fixed(c.multi_scores[best].worst, 3) << "  "
       << std::left << std::setw(28) << runner << std::setw(20)
-      << (std::to_string(c.chosen->single_block_threads) + " thr <= " + bytes_label(c.chosen->single_block_max_bytes))
+      << (std::to_string(c.chosen->single_block_threads) + "x" + std::to_string(c.chosen->single_block_vectors) +
+          " <= " + bytes_label(c.chosen->single_block_max_bytes))
       << std::right << std::setw(6) << (std::isfinite(c.vs_cub.geomean) ? fixed(c.vs_cub.geomean, 2) : "-") << "  "
       << workload_names(c.workloads) << "\n";
   }

@@ -7,7 +7,7 @@
 // point are paired. Two sweeps per class:
 //   multi-block   the candidate shapes (block_threads x vectors_per_thread x grid cap), never the one-block path;
 //                 the baseline is CUB
-//   one-block     the one-block kernel at each single_block_threads that shares the chosen vectors_per_thread;
+//   one-block     the one-block kernel at each single_block_threads x single_block_vectors;
 //                 the baseline is the chosen multi-block policy, whose crossover with it sets single_block_max_bytes
 #pragma once
 
@@ -89,7 +89,7 @@ class class_tuner {
   virtual std::vector<workload_info> workloads() const = 0;
   /// Validate, then time every multi-block candidate (and CUB beside the commutative workloads) at every size.
   virtual sweep_result measure_multi_block(const sweep_context& ctx) const = 0;
-  /// Validate, then time the one-block path at each single_block_threads that goes with the vectors_per_thread
+  /// Validate, then time the one-block path at each single_block_threads x single_block_vectors beside the fields
   /// of multi-block candidate `chosen`, with that candidate (one-block path off) as the baseline, at every byte size.
   virtual sweep_result measure_single_block(const sweep_context& ctx, std::size_t chosen) const = 0;
 };

@@ -56,11 +56,11 @@ constexpr auto multi_block_kernel() {
 /// The one-block path: kernels/one_block.cuh for vector plans, single_pass with one block for scalar ones.
 template <class PolicyT, class OpT, class T>
 constexpr auto single_block_kernel() {
-  return &kernels::one_block<PolicyT::single_block_threads, PolicyT::vectors_per_thread, OpT, T>;
+  return &kernels::one_block<PolicyT::single_block_threads, PolicyT::single_block_vectors, OpT, T>;
 }
 template <class PolicyT, class OpT, class T>
 constexpr auto single_block_scalar_kernel() {
-  return &kernels::single_pass<PolicyT::single_block_threads, PolicyT::vectors_per_thread, OpT, T>;
+  return &kernels::single_pass<PolicyT::single_block_threads, PolicyT::single_block_vectors, OpT, T>;
 }
 
 /// The most blocks one launch of the multi-block kernel uses on this device: the policy's cap, or (0) what
@@ -138,7 +138,7 @@ void launch(const T* in, std::size_t n, T* out, void* workspace, OpT op, cudaStr
   unsigned grid = 1;
   if (takes_single_block<PolicyT, T>(n)) {
     constexpr int threads = PolicyT::single_block_threads;
-    kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, 1, grid);
+    kernels::single_pass_plan plan = make_plan<threads, PolicyT::single_block_vectors>(in, n, 1, grid);
     plan.done_flag = signal.flag;
     plan.done_seq = signal.seq;
     if constexpr (agent::vectorizable<T>) {
@@ -175,7 +175,10 @@ std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
   const int threads = single ? PolicyT::single_block_threads : PolicyT::block_threads;
   const std::size_t cap = single ? 1 : grid_cap<PolicyT, OpT, T>(dev);
   const std::size_t warps = static_cast<std::size_t>(threads) / 32;
-  constexpr std::size_t tile = agent::tile_items<T, PolicyT::vectors_per_thread>;
+  const std::size_t tile = single ? agent::tile_items<T, PolicyT::single_block_vectors>
+                                  : agent::tile_items<T, PolicyT::vectors_per_thread>;
+  const std::size_t lane_items = single ? agent::lane_items<T, PolicyT::single_block_vectors>
+                                        : agent::lane_items<T, PolicyT::vectors_per_thread>;
   const std::size_t tiles = n / tile + 1;
   const std::size_t grid = cap < tiles ? cap : tiles;
   const std::size_t per_warp = (tiles / grid + 1) / warps + 1;
@@ -183,14 +186,14 @@ std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
   const std::size_t tail_depth = tile / 32 + 1 + 15;
   // Scalar plans: a block's run of values split over its warps' tiles of 32 items, plus the trees.
   const std::size_t scalar_depth = n / grid / 32 + 64;
-  const std::size_t vector_depth = static_cast<std::size_t>(agent::lane_items<T, PolicyT::vectors_per_thread>) + 5 + per_warp + 10;
+  const std::size_t vector_depth = lane_items + 5 + per_warp + 10;
   std::size_t depth = (vector_depth > scalar_depth ? vector_depth : scalar_depth) + partials_depth + tail_depth + 2;
   if constexpr (kernels::one_block_folds_directly<OpT, T>) {
     if (single) {  // kernels/one_block.cuh: a thread's vectors, its head and tail values, the warp and block trees
       constexpr std::size_t per_vector = agent::values_per_vector<T>;
-      const std::size_t per_pass = static_cast<std::size_t>(threads) * PolicyT::vectors_per_thread;
+      const std::size_t per_pass = static_cast<std::size_t>(threads) * PolicyT::single_block_vectors;
       const std::size_t passes = n / per_vector / per_pass + 1;
-      const std::size_t direct = passes * PolicyT::vectors_per_thread * per_vector + 2 + 5 + 5 + 2;
+      const std::size_t direct = passes * PolicyT::single_block_vectors * per_vector + 2 + 5 + 5 + 2;
       if (direct > depth) depth = direct;
     }
   }

@@ -68,10 +68,13 @@
 //                      only) is still 1.2-1.3x faster (int32: 112.0 µs at length 1, 34.3 at 8)
 //
 // Tried and left out (same harness, H100): loading the pieces walk's next round of bounds while this round's values are
-// in flight (as the short walk does): 88 bytes of spills, and 3-17 % slower from length 8 up; an L2 prefetch of each
-// block's estimated first 32-128 KiB before the search (no faster anywhere, up to 8 % slower); cutting the path into 2,
-// 4 or 8 chunks per block dealt round robin, with the look-backs after all of a block's walks (2: up to 13 % slower
-// from 256 up; 8: 1.3-1.7x slower everywhere).
+// in flight (as the short walk does): 88 bytes of spills, and 3-17 % slower from length 8 up; staging the stretch's
+// segment starts in the (otherwise idle) tile buffer with one coalesced block load, instead of loading each round's
+// offsets before its values: from 1 % faster to 5 % slower for int32 (slower at most lengths) and up to 5 % slower for
+// doubles, lengths 8 to 2^20 (short-segments.txt, run G); an L2 prefetch of each block's estimated first 32-128 KiB
+// before the search (no faster anywhere, up to 8 % slower); cutting the path into 2, 4 or 8 chunks per block dealt
+// round robin, with the look-backs after all of a block's walks (2: up to 13 % slower from 256 up; 8: 1.3-1.7x slower
+// everywhere).
 #pragma once
 
 #include <cstddef>

@@ -3,6 +3,8 @@
 //   vectors_per_thread    16-byte loads each thread issues per tile before it waits on any (loads in flight)
 //   blocks_per_sm         grid cap = blocks_per_sm x SMs (0: as many as the occupancy calculator allows)
 //   single_block_threads  block size of the one-block path
+//   single_block_vectors  16-byte loads in flight per thread on the one-block path (its own: a one-block input is small,
+//                         and 4096 4-byte values fill only half of a 512-thread block that issues 4 loads per thread)
 //   single_block_max_bytes  inputs of at most this many bytes take the one-block path (no workspace at all)
 // The numbers for a known architecture come from `reducelab tune` (tuning/sm90.hpp says where and when);
 // any other GPU gets tuning::fallback, which is sound everywhere and tuned nowhere.
@@ -19,30 +21,33 @@ constexpr std::size_t size_class(std::size_t value_bytes) {
 
 /// Compile-time shape of one policy: the kernels are instantiated from these.
 template <int BlockThreads, int VectorsPerThread, int BlocksPerSm, int SingleBlockThreads,
-          std::size_t SingleBlockMaxBytes>
+          std::size_t SingleBlockMaxBytes, int SingleBlockVectors = VectorsPerThread>
 struct policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads >= 32 && BlockThreads <= 1024, "block_threads: 32..1024, whole warps");
   static_assert(SingleBlockThreads % 32 == 0 && SingleBlockThreads >= 32 && SingleBlockThreads <= 1024,
                 "single_block_threads: 32..1024, whole warps");
   static_assert(VectorsPerThread >= 1 && VectorsPerThread <= 16, "vectors_per_thread: 1..16");
+  static_assert(SingleBlockVectors >= 1 && SingleBlockVectors <= 16, "single_block_vectors: 1..16");
   static_assert(BlocksPerSm >= 0, "blocks_per_sm: 0 (occupancy) or a positive cap");
   static constexpr int block_threads = BlockThreads;
   static constexpr int vectors_per_thread = VectorsPerThread;
   static constexpr int blocks_per_sm = BlocksPerSm;
   static constexpr int single_block_threads = SingleBlockThreads;
   static constexpr std::size_t single_block_max_bytes = SingleBlockMaxBytes;
+  static constexpr int single_block_vectors = SingleBlockVectors;
 };
 
 /// The same numbers at run time, for printing next to a result and for `reducelab tune`.
 struct policy_values {
   int block_threads, vectors_per_thread, blocks_per_sm, single_block_threads;
   std::size_t single_block_max_bytes;
+  int single_block_vectors;
 };
 
 template <class PolicyT>
 constexpr policy_values values_of() {
   return {PolicyT::block_threads, PolicyT::vectors_per_thread, PolicyT::blocks_per_sm, PolicyT::single_block_threads,
-          PolicyT::single_block_max_bytes};
+          PolicyT::single_block_max_bytes, PolicyT::single_block_vectors};
 }
 
 /// Any GPU without a tuned table: 256 threads, two 16-byte loads in flight per thread, the grid the occupancy
