@@ -589,7 +589,7 @@ std::string sm90_header(const run_record& r, const std::vector<class_outcome>& c
     }
     h << "\n//         ";
     if (std::isfinite(c.vs_cub.geomean))
-      h << "CUB's median / its median " << fixed(c.vs_cub.geomean, 2) << " (geomean); ";
+      h << "CUB's median / its median " << fixed(c.vs_cub.geomean, 2) << " (geomean)\n//         ";
     h << "one block of " << c.chosen->single_block_threads << " threads x " << c.chosen->single_block_vectors
       << " loads up to "
       << bytes_label(c.chosen->single_block_max_bytes)

@@ -2,24 +2,28 @@
 // again on a Hopper GPU rather than editing the numbers: it rewrites this file whole.
 // Provenance:
 //   device   NVIDIA H100 80GB HBM3 (132 SMs, compute capability 9.0, peak 3352 GB/s)
-//   date     2026-11-23T11:32:36Z
+//   date     2026-11-24T04:23:45Z
 //   command  reducelab tune --out /root/out/tune.json --write-header /root/out/sm90.hpp
-//   commit   1faf2f71eebb
+//   commit   0c6865d5a7c3
 //   samples  15 per point: cold (clean L2 flush), held stream, all candidates of a point
 //            interleaved; multi-block over n = 2^14..2^28 values, the one-block crossover over 256 B..64 KiB
 // Score: geometric mean over (workload, n) of median / the best candidate's median there (1 = best everywhere).
-//   1 B   logical_or/bool: policy<256, 4, 0, 512, 65536>
-//         multi-block 256x4 occupancy: geomean 1.014, worst 1.026 (runner-up 512x2 occupancy: 1.015)
-//         CUB's median / its median 1.22 (geomean); one block of 512 threads up to 64 KiB (nowhere slower: the largest size measured)
-//   4 B   plus/int32, plus/float: policy<512, 2, 0, 512, 32768>
-//         multi-block 512x2 occupancy: geomean 1.012, worst 1.069 (runner-up 512x2 2/SM: 1.013)
-//         CUB's median / its median 1.14 (geomean); one block of 512 threads up to 32 KiB (the crossover)
-//   8 B   plus/double, affine_compose/affine32: policy<512, 2, 0, 256, 8192>
-//         multi-block 512x2 occupancy: geomean 1.017, worst 1.097 (runner-up 256x8 occupancy: 1.025)
-//         CUB's median / its median 1.09 (geomean); one block of 256 threads up to 8 KiB (the crossover)
-//   16 B  argmax/double_idx64, affine_compose/affine64: policy<256, 4, 0, 256, 32768>
-//         multi-block 256x4 occupancy: geomean 1.014, worst 1.059 (runner-up 512x4 occupancy: 1.018)
-//         CUB's median / its median 1.04 (geomean); one block of 256 threads up to 32 KiB (the crossover)
+//   1 B   logical_or/bool: policy<512, 2, 2, 512, 65536, 4>
+//         multi-block 512x2 2/SM: geomean 1.011, worst 1.028 (runner-up 512x2 occupancy: 1.014)
+//         CUB's median / its median 1.23 (geomean)
+//         one block of 512 threads x 4 loads up to 64 KiB (nowhere slower: the largest size measured)
+//   4 B   plus/int32, plus/float: policy<512, 4, 0, 512, 65536, 4>
+//         multi-block 512x4 occupancy: geomean 1.013, worst 1.051 (runner-up 512x2 occupancy: 1.015)
+//         CUB's median / its median 1.15 (geomean)
+//         one block of 512 threads x 4 loads up to 64 KiB (nowhere slower: the largest size measured)
+//   8 B   plus/double, affine_compose/affine32: policy<256, 4, 0, 512, 32768, 2>
+//         multi-block 256x4 occupancy: geomean 1.003, worst 1.012 (runner-up 128x4 occupancy: 1.026)
+//         CUB's median / its median 1.12 (geomean)
+//         one block of 512 threads x 2 loads up to 32 KiB (the crossover)
+//   16 B  argmax/double_idx64, affine_compose/affine64: policy<512, 4, 2, 512, 65536, 2>
+//         multi-block 512x4 2/SM: geomean 1.014, worst 1.073 (runner-up 512x4 occupancy: 1.019)
+//         CUB's median / its median 1.05 (geomean)
+//         one block of 512 threads x 2 loads up to 64 KiB (nowhere slower: the largest size measured)
 //   2 B, 32 B: not tuned (no representative workload: they keep tuning::fallback)
 #pragma once
 
@@ -32,18 +36,18 @@ struct sm90 : fallback<SizeClass> {};
 
 // 1-byte values (tuned on logical_or/bool)
 template <>
-struct sm90<1> : policy<256, 4, 0, 512, 65536> {};
+struct sm90<1> : policy<512, 2, 2, 512, 65536, 4> {};
 
 // 4-byte values (tuned on plus/int32, plus/float)
 template <>
-struct sm90<4> : policy<512, 2, 0, 512, 32768> {};
+struct sm90<4> : policy<512, 4, 0, 512, 65536, 4> {};
 
 // 8-byte values (tuned on plus/double, affine_compose/affine32)
 template <>
-struct sm90<8> : policy<512, 2, 0, 256, 8192> {};
+struct sm90<8> : policy<256, 4, 0, 512, 32768, 2> {};
 
 // 16-byte values (tuned on argmax/double_idx64, affine_compose/affine64)
 template <>
-struct sm90<16> : policy<256, 4, 0, 256, 32768> {};
+struct sm90<16> : policy<512, 4, 2, 512, 65536, 2> {};
 
 }  // namespace reducelab::tuning
