@@ -63,7 +63,8 @@
 //                      line at 6, lengths 6 and 7 kept the old times, and at 8 the walk is the slower one: 7, between.
 //                      4 pieces of 2 elements were within 5 % of 2 of 4; 8 pieces (which spill) 1.3-1.9x slower.
 //                      8-byte values, 2 pieces of 2 elements: 1.21x at length 1 (177.1 against 213.5 µs), 1.18x at 2,
-//                      1.02x at 4, 0.94x at 6: 4. Wider values keep 4, unmeasured.
+//                      1.02x at 4, 0.94x at 6: 4. At 774e03c (line at 4, run F and the H200's file): 1.06x at 3,
+//                      0.95x / 0.98x at 4 (H100 / H200), so 3 may be the better line. Wider values keep 4, unmeasured.
 //                      Up to length 8 a thread-per-segment kernel (a thread for each segment: right for uniform lengths
 //                      only) is still 1.2-1.3x faster (int32: 112.0 µs at length 1, 34.3 at 8)
 //
