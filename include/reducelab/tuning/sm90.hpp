@@ -2,26 +2,26 @@
 // again on a Hopper GPU rather than editing the numbers: it rewrites this file whole.
 // Provenance:
 //   device   NVIDIA H100 80GB HBM3 (132 SMs, compute capability 9.0, peak 3352 GB/s)
-//   date     2026-11-24T04:53:24Z
+//   date     2026-11-24T04:23:45Z
 //   command  reducelab tune --out /root/out/tune.json --write-header /root/out/sm90.hpp
-//   commit   57c68b96a3e4
+//   commit   0c6865d5a7c3
 //   samples  15 per point: cold (clean L2 flush), held stream, all candidates of a point
 //            interleaved; multi-block over n = 2^14..2^28 values, the one-block crossover over 256 B..64 KiB
 // Score: geometric mean over (workload, n) of median / the best candidate's median there (1 = best everywhere).
-//   1 B   logical_or/bool: policy<512, 2, 2, 1024, 65536, 2>
-//         multi-block 512x2 2/SM: geomean 1.015, worst 1.022 (runner-up 512x4 2/SM: 1.020)
-//         CUB's median / its median 1.21 (geomean)
-//         one block of 1024 threads x 2 loads up to 64 KiB (nowhere slower: the largest size measured)
-//   4 B   plus/int32, plus/float, maximum/float: policy<512, 2, 0, 512, 65536, 2>
-//         multi-block 512x2 occupancy: geomean 1.013, worst 1.057 (runner-up 512x4 occupancy: 1.014)
-//         CUB's median / its median 1.14 (geomean)
-//         one block of 512 threads x 2 loads up to 64 KiB (nowhere slower: the largest size measured)
+//   1 B   logical_or/bool: policy<512, 2, 2, 512, 65536, 4>
+//         multi-block 512x2 2/SM: geomean 1.011, worst 1.028 (runner-up 512x2 occupancy: 1.014)
+//         CUB's median / its median 1.23 (geomean)
+//         one block of 512 threads x 4 loads up to 64 KiB (nowhere slower: the largest size measured)
+//   4 B   plus/int32, plus/float: policy<512, 4, 0, 512, 65536, 4>
+//         multi-block 512x4 occupancy: geomean 1.013, worst 1.051 (runner-up 512x2 occupancy: 1.015)
+//         CUB's median / its median 1.15 (geomean)
+//         one block of 512 threads x 4 loads up to 64 KiB (nowhere slower: the largest size measured)
 //   8 B   plus/double, affine_compose/affine32: policy<256, 4, 0, 512, 32768, 2>
-//         multi-block 256x4 occupancy: geomean 1.001, worst 1.016 (runner-up 512x2 occupancy: 1.026)
+//         multi-block 256x4 occupancy: geomean 1.003, worst 1.012 (runner-up 128x4 occupancy: 1.026)
 //         CUB's median / its median 1.12 (geomean)
 //         one block of 512 threads x 2 loads up to 32 KiB (the crossover)
-//   16 B  argmax/double_idx64, affine_compose/affine64: policy<512, 4, 0, 512, 65536, 2>
-//         multi-block 512x4 occupancy: geomean 1.013, worst 1.062 (runner-up 512x4 2/SM: 1.013)
+//   16 B  argmax/double_idx64, affine_compose/affine64: policy<512, 4, 2, 512, 65536, 2>
+//         multi-block 512x4 2/SM: geomean 1.014, worst 1.073 (runner-up 512x4 occupancy: 1.019)
 //         CUB's median / its median 1.05 (geomean)
 //         one block of 512 threads x 2 loads up to 64 KiB (nowhere slower: the largest size measured)
 //   2 B, 32 B: not tuned (no representative workload: they keep tuning::fallback)
@@ -36,11 +36,11 @@ struct sm90 : fallback<SizeClass> {};
 
 // 1-byte values (tuned on logical_or/bool)
 template <>
-struct sm90<1> : policy<512, 2, 2, 1024, 65536, 2> {};
+struct sm90<1> : policy<512, 2, 2, 512, 65536, 4> {};
 
-// 4-byte values (tuned on plus/int32, plus/float, maximum/float)
+// 4-byte values (tuned on plus/int32, plus/float)
 template <>
-struct sm90<4> : policy<512, 2, 0, 512, 65536, 2> {};
+struct sm90<4> : policy<512, 4, 0, 512, 65536, 4> {};
 
 // 8-byte values (tuned on plus/double, affine_compose/affine32)
 template <>
@@ -48,6 +48,6 @@ struct sm90<8> : policy<256, 4, 0, 512, 32768, 2> {};
 
 // 16-byte values (tuned on argmax/double_idx64, affine_compose/affine64)
 template <>
-struct sm90<16> : policy<512, 4, 0, 512, 65536, 2> {};
+struct sm90<16> : policy<512, 4, 2, 512, 65536, 2> {};
 
 }  // namespace reducelab::tuning
