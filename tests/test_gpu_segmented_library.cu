@@ -250,6 +250,31 @@ TEST(LibrarySegmentedReduce, RandomLengthsZeroToThreeAndAnOffsetStart) {
                   static_cast<std::uint64_t>(count));
 }
 
+// The short-segment walk (agent/segment_pieces.cuh, reduce_short_pieces) takes stretches that average fewer than
+// pieces_short_average elements per segment (segmented/tuning.hpp: 7 for 4-byte values, 4 for wider ones): uniform
+// lengths on both sides of either line.
+TEST(LibrarySegmentedReduce, UniformLengthsAroundTheShortWalksLine) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  for (long long len : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 9LL}) {
+    const std::size_t count = static_cast<std::size_t>((std::size_t{1} << 21) / len + 5);
+    expect_layout(consecutive(uniform(count, len), "uniform length " + std::to_string(len)), true,
+                  static_cast<std::uint64_t>(100 + len));
+  }
+}
+
+// Short segments with one in five of 28 values. For int32 the stretches still average under 7 per segment, so they
+// take the short walk, but on a GPU of 132 SMs (528 blocks) each holds about 490 pieces of 4 x the average or longer,
+// more than the warps' list has room for (256 per block): the rest stay with the lane that found them. The 8-byte
+// types take the one-lane pieces walk, with the same overflow.
+TEST(LibrarySegmentedReduce, ShortWalkWhoseWarpListOverflows) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(61);
+  std::vector<long long> lengths(1'300'000, 1);
+  for (auto& l : lengths)
+    if (rng() % 5 == 0) l = 28;
+  expect_layout(consecutive(lengths, "one in five of 28 among ones"), true, 62);
+}
+
 TEST(LibrarySegmentedReduce, SeparateBeginEndArraysWithGapsOverlapsAndEmpties) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(51);
