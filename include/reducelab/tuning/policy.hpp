@@ -3,10 +3,10 @@
 //   vectors_per_thread    16-byte loads each thread issues per tile before it waits on any (loads in flight)
 //   blocks_per_sm         grid cap = blocks_per_sm x SMs (0: as many as the occupancy calculator allows)
 //   single_block_threads  block size of the one-block path
+//   single_block_max_bytes  inputs of at most this many bytes take the one-block path (no workspace at all)
 //   single_block_vectors  16-byte loads in flight per thread on the one-block path, chosen by `reducelab tune` with
 //                         single_block_threads (left out of a policy, it is vectors_per_thread, as it was before
 //                         the field existed)
-//   single_block_max_bytes  inputs of at most this many bytes take the one-block path (no workspace at all)
 // The numbers for a known architecture come from `reducelab tune` (tuning/sm90.hpp says where and when);
 // any other GPU gets tuning::fallback, which is sound everywhere and tuned nowhere.
 #pragma once

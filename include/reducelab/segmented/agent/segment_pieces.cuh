@@ -295,36 +295,36 @@ __device__ __forceinline__ T reduce_short_pieces(const T* __restrict__ in, const
   for (; round < pieces; round += step) {
     T acc[batch];
     T v[batch][unroll];
-#pragma unroll
-    for (int j = 0; j < batch; ++j) {
-      acc[j] = identity_of<OpT, T>();
-#pragma unroll
-      for (int u = 0; u < unroll; ++u)
-        if (u < b.length[j]) v[j][u] = in[b.first[j] + u];
-    }
-    // The next round's bounds are loaded while this round's first values are on their way: one memory round trip
-    // per round instead of two (offsets, then values).
-    const short_batch<batch> next =
-        locate_short_pieces<PolicyT, Map, batch>(src, from, to, pieces, round + step, list_from, storage);
     int longest = 0;
 #pragma unroll
     for (int j = 0; j < batch; ++j) {
+      acc[j] = identity_of<OpT, T>();
       longest = b.length[j] > longest ? b.length[j] : longest;
-#pragma unroll
-      for (int u = 0; u < unroll; ++u)
-        if (u < b.length[j]) acc[j] = op(acc[j], v[j][u]);
     }
-    for (int i = unroll; i < longest; i += unroll) {
+    // Elements i .. i + unroll - 1 of every piece: all loaded, then all folded, in order.
+    const auto load = [&](int i) {
 #pragma unroll
       for (int j = 0; j < batch; ++j)
 #pragma unroll
         for (int u = 0; u < unroll; ++u)
           if (i + u < b.length[j]) v[j][u] = in[b.first[j] + i + u];
+    };
+    const auto fold = [&](int i) {
 #pragma unroll
       for (int j = 0; j < batch; ++j)
 #pragma unroll
         for (int u = 0; u < unroll; ++u)
           if (i + u < b.length[j]) acc[j] = op(acc[j], v[j][u]);
+    };
+    load(0);
+    // The next round's bounds are loaded while this round's first values are on their way: one memory round trip
+    // per round instead of two (offsets, then values).
+    const short_batch<batch> next =
+        locate_short_pieces<PolicyT, Map, batch>(src, from, to, pieces, round + step, list_from, storage);
+    fold(0);
+    for (int i = unroll; i < longest; i += unroll) {
+      load(i);
+      fold(i);
     }
 #pragma unroll
     for (int j = 0; j < batch; ++j) {
