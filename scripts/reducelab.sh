@@ -33,8 +33,29 @@ ensure_packages() {
   fi
 }
 
+# cuobjdump for the SASS check (tests: sass.one_block_loads_in_flight): the CUDA Toolkit's if it has one, else
+# NVIDIA's wheel from PyPI for nvcc's major version, unpacked into build/_tools/bin. Not fatal: the test skips without.
+ensure_cuobjdump() {
+  command -v cuobjdump >/dev/null && return 0
+  [ -x "$(dirname "$(command -v nvcc)")/cuobjdump" ] && return 0
+  [ -x build/_tools/bin/cuobjdump ] && return 0
+  local major tmp
+  major=$(nvcc --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+  tmp=$(mktemp -d)
+  echo "== fetching cuobjdump (PyPI: nvidia-cuda-cuobjdump ${major}.*) for the SASS check"
+  if python3 -m pip download -q --no-deps -d "$tmp" "nvidia-cuda-cuobjdump==${major}.*" &&
+     python3 -m zipfile -e "$tmp"/*.whl "$tmp/unpacked"; then
+    mkdir -p build/_tools/bin
+    find "$tmp/unpacked" -type f -name cuobjdump -exec cp {} build/_tools/bin/ \;
+    chmod +x build/_tools/bin/cuobjdump 2>/dev/null || true
+  fi
+  rm -rf "$tmp"
+  [ -x build/_tools/bin/cuobjdump ] || echo "== no cuobjdump: the SASS check will skip"
+}
+
 build() {
   ensure_packages
+  ensure_cuobjdump
   echo "== configuring and building (first build on 2 cores takes a while; ccache makes later ones fast)"
   cmake --preset default >/dev/null
   cmake --build --preset default --parallel "$(( $(nproc) + 1 ))"

@@ -34,21 +34,37 @@ __device__ __forceinline__ T fold_block_vectors(const uint4* __restrict__ vector
   static_assert(vector_holds_whole_values<T>, "a thread folds whole values only");
   constexpr int per_vector = values_per_vector<T>;
   constexpr std::size_t pass = static_cast<std::size_t>(BlockThreads) * VectorsPerThread;
-  for (std::size_t base = 0; base < count; base += pass) {
+  const auto fold_vector = [&](const uint4& v) {
+    T x[per_vector];
+    memcpy(x, &v, sizeof x);  // register moves: the compiler sees through it
+#pragma unroll
+    for (int k = 0; k < per_vector; ++k) running = op(running, x[k]);
+  };
+  // Whole passes: no load is guarded. With a guard on each load and the same guard on its fold, ptxas predicated
+  // both alike and scheduled each fold before the next load for some functors (cuda::maximum on float: FSETP/FSEL
+  // pairs), so one load was in flight instead of VectorsPerThread, and 512x4 ran like 512x1 (7.17 against 4.77 us
+  // for plus at 64 KiB, H100, retune-57c68b9-tune.json). scripts/check_sass_loads.py checks the schedule.
+  const std::size_t whole = count - count % pass;
+  std::size_t base = 0;
+  for (; base < whole; base += pass) {
     uint4 r[VectorsPerThread];
 #pragma unroll
-    for (int j = 0; j < VectorsPerThread; ++j) {  // all loads issued before any is used
-      const std::size_t i = base + static_cast<std::size_t>(j) * BlockThreads + threadIdx.x;
-      if (i < count) r[j] = __ldg(vectors + i);
-    }
+    for (int j = 0; j < VectorsPerThread; ++j) r[j] = __ldg(vectors + base + j * BlockThreads + threadIdx.x);
 #pragma unroll
-    for (int j = 0; j < VectorsPerThread; ++j) {
-      if (base + static_cast<std::size_t>(j) * BlockThreads + threadIdx.x >= count) continue;
-      T x[per_vector];
-      memcpy(x, &r[j], sizeof x);  // register moves: the compiler sees through it
+    for (int j = 0; j < VectorsPerThread; ++j) fold_vector(r[j]);
+  }
+  if (base == count) return running;
+  // The last, partial pass: each load reads an existing vector (an index past the end reads the last one again,
+  // from cache), so every load is issued unconditionally and ahead of the folds, which skip the copies.
+  uint4 r[VectorsPerThread];
 #pragma unroll
-      for (int k = 0; k < per_vector; ++k) running = op(running, x[k]);
-    }
+  for (int j = 0; j < VectorsPerThread; ++j) {
+    const std::size_t i = base + static_cast<std::size_t>(j) * BlockThreads + threadIdx.x;
+    r[j] = __ldg(vectors + (i < count ? i : count - 1));
+  }
+#pragma unroll
+  for (int j = 0; j < VectorsPerThread; ++j) {
+    if (base + static_cast<std::size_t>(j) * BlockThreads + threadIdx.x < count) fold_vector(r[j]);
   }
   return running;
 }

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""How many 16-byte loads each kernel keeps in flight, read from its SASS (no GPU needed).
+
+A kernel written to issue V independent loads before it uses any (agent/block_vectors.cuh, agent/warp_tiles.cuh)
+only does so if ptxas schedules it that way, and ptxas once did not: for cuda::maximum on float it put each fold
+between two loads, so one load was in flight instead of four and the one-block path ran 1.5x slower. Nothing on a
+CPU sees that except the machine code, so this reads it.
+
+For each 16-byte global load (LDG.E.128) the script counts the 16-byte loads issued from it up to the first
+instruction that reads its registers, itself included (its "depth"), in address order. A run of V loads issued
+back to back has depths V, V-1, ..., 1: a "batch" (a load of depth 1 ends one). Loads issued one at a time (each
+used before the next is issued) are batches of one. A checked kernel passes when at least half of its 16-byte
+loads are in batches of at least V, its loads per thread, read from its template arguments (--vectors-arg); a
+kernel with V = 1 has nothing to check. Edges (a last partial pass, a head) make small batches, hence "half".
+
+  python3 scripts/check_sass_loads.py build/reducelab [--check REGEX] [--vectors-arg N] [--list [--kernel REGEX]]
+
+--check REGEX: the demangled kernels that must keep their loads in flight (default: the one-block kernels of
+reducelab::reduce that fold vectors directly: commutative built-in functors over 1-16 byte values); the script
+exits 1 naming each one that does not, 2 if none matched. --list prints every kernel with its 16-byte loads'
+depths. cuobjdump comes from $CUOBJDUMP, PATH, the CUDA Toolkit, or $REDUCELAB_TOOLS_DIR (where scripts/reducelab.sh
+puts the one it fetches from PyPI); without one the script exits 77, which CTest reports as a skip.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+# The one-block kernels whose commutative functor folds whole vectors (kernels/one_block.cuh): the built-in
+# commutative functors over arithmetic values. The others take the warp tiles, whose edges make batches uneven.
+DEFAULT_CHECK = (r"^void reducelab::kernels::one_block<\d+, \d+, reducelab::functors::"
+                 r"(plus|maximum|minimum|multiplies|bit_and|bit_or|bit_xor|logical_and|logical_or), "
+                 r"(bool|char|signed char|unsigned char|short|unsigned short|int|unsigned int|long|unsigned long|"
+                 r"float|double)>")
+REG = re.compile(r"\bR(\d+)(\.64)?\b")
+LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+
+
+def find_cuobjdump():
+    tools = os.environ.get("REDUCELAB_TOOLS_DIR")
+    for candidate in (os.environ.get("CUOBJDUMP"), shutil.which("cuobjdump"), "/usr/local/cuda/bin/cuobjdump",
+                      tools and os.path.join(tools, "cuobjdump")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def registers(operand_text):
+    regs = set()
+    for m in REG.finditer(operand_text):
+        base = int(m.group(1))
+        regs.update((base, base + 1) if m.group(2) else (base,))
+    return regs
+
+
+def parse(instruction):
+    """(opcode, destination registers, source registers) of one SASS instruction, predicate stripped."""
+    text = re.sub(r"^@!?U?P\w+\s+", "", instruction)
+    opcode, _, operands = text.partition(" ")
+    parts = [p.strip() for p in operands.split(",")]
+    stores = opcode.startswith(("ST", "RED", "ATOM", "BRA", "BAR", "EXIT", "RET", "CALL", "WARPSYNC", "BSYNC"))
+    if stores or not parts or not parts[0].startswith("R"):
+        return opcode, set(), registers(operands)
+    return opcode, registers(parts[0]), registers(",".join(parts[1:]))
+
+
+def load_depths(instructions):
+    """Depth (see the module doc) of each LDG.E.128, in address order."""
+    depths = []
+    pending = []  # [index into depths, its registers, loads issued since]
+    for ins in instructions:
+        opcode, dst, src = parse(ins)
+        still = []
+        for entry in pending:
+            if entry[1] & src:
+                depths[entry[0]] = entry[2]
+            elif entry[1] & dst:  # overwritten before any use: count what it had
+                depths[entry[0]] = entry[2]
+            else:
+                still.append(entry)
+        pending = still
+        if opcode.startswith("LDG") and ".128" in opcode:
+            for entry in pending:
+                entry[2] += 1
+            depths.append(None)
+            pending.append([len(depths) - 1, dst, 1])
+    for entry in pending:  # never read (or read after the end): count what it had
+        depths[entry[0]] = entry[2]
+    return depths
+
+
+def kernels(cuobjdump, binary):
+    out = subprocess.run([cuobjdump, "-sass", binary], check=True, capture_output=True, text=True).stdout
+    name, body = None, []
+    for line in out.splitlines():
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            if name:
+                yield name, body
+            name, body = m.group(1), []
+            continue
+        m = LINE.search(line)
+        if name and m:
+            body.append(m.group(2))
+    if name:
+        yield name, body
+
+
+def demangle(names):
+    if not names or not shutil.which("c++filt"):
+        return dict(zip(names, names))
+    out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True, check=True).stdout
+    return dict(zip(names, out.splitlines()))
+
+
+def batches(depths):
+    """Sizes of the runs of loads each ended by a load of depth 1 (see the module doc)."""
+    sizes, run = [], 0
+    for d in depths:
+        run += 1
+        if d == 1:
+            sizes.append(run)
+            run = 0
+    return sizes + ([run] if run else [])
+
+
+def in_flight_enough(depths, vectors):
+    return 2 * sum(b for b in batches(depths) if b >= vectors) >= len(depths)
+
+
+def template_arg(name, index):
+    """The index-th template argument of the kernel's name (top level), as an int, or None."""
+    inner = name[name.index("<") + 1:] if "<" in name else ""
+    args, level, cur = [], 0, ""
+    for ch in inner:
+        if ch == "<":
+            level += 1
+        elif ch == ">":
+            if level == 0:
+                break
+            level -= 1
+        if ch == "," and level == 0:
+            args.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    args.append(cur.strip())
+    try:
+        return int(args[index])
+    except (IndexError, ValueError):
+        return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("binary", help="an executable, library or cubin holding sm_90 code")
+    ap.add_argument("--kernel", default=".", help="only kernels whose demangled name matches (listing)")
+    ap.add_argument("--check", default=DEFAULT_CHECK, help="kernels that must keep their loads in flight")
+    ap.add_argument("--vectors-arg", type=int, default=1, help="template argument holding the loads per thread")
+    ap.add_argument("--list", action="store_true", help="print each kernel's 16-byte load depths")
+    args = ap.parse_args()
+    cuobjdump = find_cuobjdump()
+    if not cuobjdump:
+        print("check_sass_loads: skipped: cuobjdump not found ($CUOBJDUMP, PATH, /usr/local/cuda/bin, "
+              "$REDUCELAB_TOOLS_DIR); scripts/reducelab.sh fetches one from PyPI", file=sys.stderr)
+        return 77
+    found = list(kernels(cuobjdump, args.binary))
+    names = demangle([n for n, _ in found])
+    checked, failed = 0, []
+    for mangled, body in found:
+        name = names[mangled]
+        depths = load_depths(body)
+        if args.list and re.search(args.kernel, name) and depths:
+            print(f"batches {batches(depths)}  {name}  depths {depths}")
+        if not re.search(args.check, name):
+            continue
+        vectors = template_arg(name, args.vectors_arg)
+        if vectors is None:
+            print(f"check_sass_loads: no loads-per-thread argument at {args.vectors_arg} in {name}", file=sys.stderr)
+            return 2
+        if vectors < 2:
+            continue
+        checked += 1
+        if not depths or not in_flight_enough(depths, vectors):
+            failed.append((name, vectors, depths))
+    for name, vectors, depths in failed:
+        print(f"fewer than {vectors} loads in flight: {name}\n  16-byte load depths in address order: {depths}")
+    print(f"check_sass_loads: {checked} kernels with 2 or more loads per thread checked, {len(failed)} keep fewer "
+          "in flight than they ask for")
+    if checked == 0:
+        return 2
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
