@@ -9,6 +9,7 @@
 
 #include <thrust/device_vector.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -494,6 +495,11 @@ void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, con
   }
 }
 
+/// Keys that compare equal when they share their tens: a caller's own key equality.
+struct same_tens {
+  __host__ __device__ bool operator()(int a, int b) const { return a / 10 == b / 10; }
+};
+
 void expect_by_key_all_types(const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
   expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +");
   expect_by_key<affine_u32>(keys, compose{}, seed + 1, name + ", affine");
@@ -515,6 +521,89 @@ TEST(LibraryReduceByKey, RandomRunLengths) {
   expect_by_key_all_types(keys_of_runs(skewed), 92, "one long run among short ones");
   expect_by_key_all_types(keys_of_runs({1 << 20}), 93, "a single run");
   for (std::size_t n : {1, 2, 33, 1000}) expect_by_key_all_types(keys_of_runs(random_lengths(n, 1, 5, n)), n, "small");
+}
+
+TEST(LibraryReduceByKey, RunsEndingOnAndAroundTileEdges) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // The one-pass kernel's tiles are by_key_threads x by_key_items values: runs of a tile's length and one either side
+  // put heads and tails on every tile's first and last item, and runs of two tiles pass through whole tiles.
+  constexpr long long tile = reducelab::segmented::tuning::by_key_threads *
+                             reducelab::segmented::tuning::by_key_items<int, std::int32_t>;
+  for (long long length : {tile - 1, tile, tile + 1, 2 * tile, 2 * tile + 1}) {
+    expect_by_key_all_types(keys_of_runs(uniform(40, length)), 94 + length, "runs of " + std::to_string(length));
+  }
+  std::vector<long long> lengths = uniform(30, 1);
+  lengths.push_back(tile - 30);  // the first tile ends with a run's last value
+  lengths.push_back(1);          // the second tile starts with a run of one
+  lengths.push_back(5 * tile);
+  expect_by_key_all_types(keys_of_runs(lengths), 99, "a tile ending on a run's end, then a run of one");
+}
+
+TEST(LibraryReduceByKey, SameBitsEveryRun) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // Double sums whose runs cross up to hundreds of tiles: the runs' carries are joined in a bracketing fixed by the
+  // tiles alone (segmented/kernels/reduce_runs.cuh), so every call gives the same bits.
+  std::vector<long long> lengths = random_lengths(3000, 1, 2000, 95);
+  lengths[1000] = std::int64_t{1} << 21;
+  const std::vector<int> keys = keys_of_runs(lengths);
+  const std::size_t n = keys.size();
+  const std::vector<double> values = random_values<double>(n, 96);
+  const thrust::device_vector<int> d_keys(keys.begin(), keys.end());
+  const thrust::device_vector<double> d_values(values.begin(), values.end());
+  thrust::device_vector<int> d_unique(n);
+  thrust::device_vector<double> d_out(n);
+  thrust::device_vector<long long> d_runs(1, -1);
+  std::vector<double> first;
+  for (int call = 0; call < 5; ++call) {
+    reducelab::reduce_by_key(raw(d_keys), raw(d_values), n, raw(d_unique), raw(d_out), raw(d_runs), add{});
+    CUDA_TRY(cudaDeviceSynchronize());
+    ASSERT_EQ(static_cast<long long>(d_runs[0]), static_cast<long long>(lengths.size()));
+    std::vector<double> got(lengths.size());
+    CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    if (call == 0) {
+      first = got;
+      continue;
+    }
+    ASSERT_EQ(std::memcmp(got.data(), first.data(), got.size() * sizeof(double)), 0) << "call " << call;
+  }
+}
+
+TEST(LibraryReduceByKey, CallersEqualityDecidesTheRunsAndEachRunKeepsItsFirstKey) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // Keys equal under "same tens" (10, 11, 19 are one run, whose key is 10: the first, as with CUB).
+  std::mt19937 rng(97);
+  std::vector<int> keys;
+  std::vector<int> want_keys;
+  std::vector<std::int32_t> want;
+  const std::vector<std::int32_t> values = random_values<std::int32_t>(200'000, 98);
+  int tens = 0;
+  while (keys.size() < values.size()) {
+    tens += 1 + static_cast<int>(rng() % 3);
+    const std::size_t len = std::min<std::size_t>(1 + rng() % 5000, values.size() - keys.size());
+    want_keys.push_back(tens * 10 + static_cast<int>(rng() % 10));
+    std::uint32_t sum = 0;
+    for (std::size_t j = 0; j < len; ++j) {
+      keys.push_back(j == 0 ? want_keys.back() : tens * 10 + static_cast<int>(rng() % 10));
+      sum += static_cast<std::uint32_t>(values[keys.size() - 1]);
+    }
+    want.push_back(static_cast<std::int32_t>(sum));
+  }
+  const std::size_t n = keys.size();
+  const thrust::device_vector<int> d_keys(keys.begin(), keys.end());
+  const thrust::device_vector<std::int32_t> d_values(values.begin(), values.end());
+  thrust::device_vector<int> d_unique(n);
+  thrust::device_vector<std::int32_t> d_out(n);
+  thrust::device_vector<int> d_runs(1, -1);
+  reducelab::reduce_by_key(raw(d_keys), raw(d_values), n, raw(d_unique), raw(d_out), raw(d_runs), add{}, nullptr,
+                           same_tens{});
+  CUDA_TRY(cudaDeviceSynchronize());
+  ASSERT_EQ(static_cast<std::size_t>(d_runs[0]), want.size());
+  std::vector<int> got_keys(want.size());
+  std::vector<std::int32_t> got(want.size());
+  CUDA_TRY(cudaMemcpy(got_keys.data(), raw(d_unique), got_keys.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got_keys, want_keys);
+  EXPECT_EQ(got, want);
 }
 
 TEST(LibraryReduceByKey, EmptyInputWritesZeroRuns) {

@@ -22,15 +22,15 @@
 // layout and device. T is any trivially copyable type of up to a few hundred bytes (the tiles must fit shared memory).
 //
 // How the work is split (segmented/ holds the layers):
-//   - one offsets array (and reduce_by_key): a merge path over (segment ends, elements) gives every block of a fixed
-//     grid the same number of steps, whatever the lengths: segments of one element, a million empty ones, or one segment
-//     holding half the data among a million tiny ones. A segment crossing blocks is finished by a second, one-block
-//     kernel that puts the earlier blocks' partials in front, in block order (segmented/kernels/).
+//   - one offsets array: a merge path over (segment ends, elements) gives every block of a fixed grid the same number of
+//     steps, whatever the lengths: segments of one element, a million empty ones, or one segment holding half the data
+//     among a million tiny ones. The block that ends a segment crossing blocks puts the earlier blocks' parts in front,
+//     in block order, through a look-back inside the same launch (segmented/grid/segment_carries.cuh).
 //   - separate begin/end arrays: a scan of the lengths lays the segments end to end virtually and the same merge path
 //     runs over that layout, reading each element where its segment lies; balanced the same way, for one more pass over
 //     the offsets.
-//   - reduce_by_key: the run heads are selected with cub::DeviceSelect (their count stays on the device) and the values
-//     go through the one-array path.
+//   - reduce_by_key: one pass, a block per tile of keys and values, which finds the runs' heads itself and joins the
+//     runs that cross tiles through the same kind of look-back (segmented/kernels/reduce_runs.cuh).
 // Workspace: the one-array path keeps its carries with the stream between calls (as reducelab::reduce does); the
 // general path and reduce_by_key allocate theirs on the stream (cudaMallocAsync) and free it there.
 //
@@ -161,14 +161,8 @@ void reduce_by_key(const K* keys_in, const T* values_in, std::size_t n, K* uniqu
   e::expect_pointer(entry, values_in, "values_in", dev, with);
   e::expect_pointer(entry, unique_keys_out, "unique_keys_out", dev, with);
   e::expect_pointer(entry, values_out, "values_out", dev, with);
-  const auto count = static_cast<long long>(n);
-  if (count < INT_MAX) {
-    segmented::detail::reduce_by_key<int>(keys_in, values_in, count, unique_keys_out, values_out, num_runs_out, op, equal,
-                                          stream, dev);
-  } else {
-    segmented::detail::reduce_by_key<long long>(keys_in, values_in, count, unique_keys_out, values_out, num_runs_out, op,
-                                                equal, stream, dev);
-  }
+  segmented::detail::reduce_by_key(keys_in, values_in, static_cast<long long>(n), unique_keys_out, values_out,
+                                   num_runs_out, op, equal, stream);
 }
 
 }  // namespace reducelab

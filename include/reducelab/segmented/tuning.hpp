@@ -138,4 +138,20 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
   static constexpr int pieces_short_unroll = default_short_unroll(4);
 };
 
+// reduce_by_key's one-pass kernel (kernels/reduce_runs.cuh): a block of by_key_threads threads takes a tile of
+// by_key_items<K, T> keys and values per thread. Same run on the H100 at e1e917b (scripts/harness/
+// reduce_by_key_one_pass.cu, 2^24 int32 keys, plus; results/NVIDIA_H100_80GB_HBM3-segmented/reduce-by-key-one-pass.txt),
+// against cub::DeviceReduce::ReduceByKey. int32 values: 128 x 24 was the fastest of nine shapes at every run length
+// (1, 2, 8, 32, 256, 4096, 2^20 and two random mixes): 115.8 against 137.8 µs at length 1, 84.9 against 107.1 at 8,
+// 84.7 against 99.1 at 2^20; 256 x 8 was 0.94x CUB at length 1, 128 x 16 0.97x. double values: 128 x 24 within 3 %
+// of the fastest (128 x 20 or 128 x 16) everywhere, 169.9 µs at length 1. Wider pairs keep about 36 KiB of tile:
+// fewer items, unmeasured.
+inline constexpr int by_key_threads = 128;
+inline constexpr std::size_t by_key_tile_bytes = 36 * 1024;
+template <class KeyT, class T>
+inline constexpr int by_key_items = [] {
+  constexpr std::size_t fit = by_key_tile_bytes / (by_key_threads * (sizeof(KeyT) + sizeof(T)));
+  return fit >= 24 ? 24 : fit >= 1 ? static_cast<int>(fit) : 1;
+}();
+
 }  // namespace reducelab::segmented::tuning

@@ -7,9 +7,7 @@
 //               offsets of a virtual layout with the segments end to end, and the same merge-path pass runs over it,
 //               reading each element where its segment really is. Balanced like the flat path, at the price of the scan
 //               (one read of both offset arrays, one write and read of the scanned offsets).
-//   by key      a DeviceSelect of the run heads (keys[i] != keys[i-1], plus the end of the input) gives the runs'
-//               offsets and their count on the device; a small kernel gathers each run's key and writes the count;
-//               the flat pass, told to read the count from the device, reduces the values.
+//   by key      one pass over keys and values, a block per tile (kernels/reduce_runs.cuh); no offsets.
 //
 // Workspace: the one-array path's carry slots (a size fixed by the value type and the device) come from the stream's
 // own workspace, as the scalar reduction's partials do (carries_workspace below). The general path and reduce_by_key
@@ -25,10 +23,10 @@
 #include "reducelab/detail/dispatch.cuh"  // next_epoch: the scalar reduction's epochs, shared
 #include "reducelab/detail/resources.hpp"
 #include "reducelab/segmented/kernels/merge_path_segments.cuh"
+#include "reducelab/segmented/kernels/reduce_runs.cuh"
 #include "reducelab/segmented/tuning.hpp"
 
 #include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -202,47 +200,30 @@ void general_segmented_reduce(const T* in, const OffsetT* begins, const OffsetT*
                          stream);
 }
 
-/// Whether position i starts a run (i == n is the end of the input, selected too, so that the selected positions are
-/// the S + 1 offsets of the runs).
-template <class KeyT, class EqualT>
-struct run_head {
-  const KeyT* keys;
-  long long n;
-  EqualT equal;
-  __host__ __device__ bool operator()(long long i) const { return i == 0 || i == n || !equal(keys[i - 1], keys[i]); }
-};
-
-/// Runs of equal consecutive keys, with OffsetT offsets (32-bit when n allows: half the offset traffic).
-template <class OffsetT, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
-void reduce_by_key(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
-                   NumRunsT* num_runs, OpT op, EqualT equal, cudaStream_t stream, const device_properties& dev) {
-  using P = policy_for<T>;
-  constexpr auto map = agent::element_map::contiguous;
-  const long long grid = main_grid<P, map, OpT, T, OffsetT, OffsetT>(dev);
-  const auto positions = thrust::counting_iterator<long long>(0);
-  const run_head<KeyT, EqualT> head{keys, n, equal};
-  std::size_t select_bytes = 0;
-  CUDA_TRY(cub::DeviceSelect::If(nullptr, select_bytes, positions, static_cast<OffsetT*>(nullptr),
-                                 static_cast<long long*>(nullptr), n + 1, head, stream));
-  const std::size_t offsets_bytes = align_up(sizeof(OffsetT) * static_cast<std::size_t>(n + 1));
-  const std::size_t count_bytes = align_up(sizeof(long long));
-  const std::size_t carries_bytes = carry_bytes<T>(grid);
-  stream_allocation workspace(offsets_bytes + count_bytes + carries_bytes + align_up(select_bytes), stream);
-  auto* run_offsets = reinterpret_cast<OffsetT*>(workspace.bytes());
-  auto* num_offsets = reinterpret_cast<long long*>(workspace.bytes() + offsets_bytes);
-  unsigned char* carries = workspace.bytes() + offsets_bytes + count_bytes;
-  void* select_temp = carries + carries_bytes;
-  clear_if_captured(carries, carries_bytes, stream);
-  CUDA_TRY(cub::DeviceSelect::If(select_temp, select_bytes, positions, run_offsets, num_offsets, n + 1, head, stream));
-  // The runs' keys, at most one per value: a grid-stride loop, sized like the main pass.
-  kernels::gather_run_keys<<<static_cast<unsigned>(grid), 256, 0, stream>>>(keys, static_cast<const OffsetT*>(run_offsets),
-                                                                            static_cast<const long long*>(num_offsets),
-                                                                            unique_keys, num_runs);
+/// reduce_by_key in one pass (kernels/reduce_runs.cuh): a block per tile of Threads x Items keys and values. The
+/// workspace (two look-back slots per tile) grows with n: from the stream's pool at each call.
+template <int Threads, int Items, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
+void reduce_runs_one_pass(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
+                          NumRunsT* num_runs, OpT op, EqualT equal, cudaStream_t stream) {
+  constexpr long long tile = static_cast<long long>(Threads) * Items;
+  const long long tiles = (n + tile - 1) / tile;
+  const std::size_t count_bytes = align_up(carry_slots<long long>::bytes_for(tiles));
+  const std::size_t value_bytes = align_up(carry_slots<T>::bytes_for(tiles));
+  stream_allocation workspace(count_bytes + value_bytes, stream);
+  clear_if_captured(workspace.bytes(), count_bytes + value_bytes, stream);
+  const unsigned long long epoch = ::reducelab::detail::next_epoch();
+  const auto counts = carry_slots<long long>::carve(workspace.bytes(), tiles, epoch);
+  const auto carries = carry_slots<T>::carve(workspace.bytes() + count_bytes, tiles, epoch);
+  kernels::reduce_runs<Threads, Items><<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(
+      keys, values, n, unique_keys, values_out, num_runs, op, equal, counts, carries);
   CUDA_TRY_LAUNCH();
-  kernels::segment_count count;
-  count.offsets_on_device = num_offsets;
-  launch_merge_path<map>(values, static_cast<const OffsetT*>(run_offsets), static_cast<const OffsetT*>(nullptr), count,
-                         values_out, carries, grid, op, stream);
+}
+
+template <class KeyT, class T, class NumRunsT, class OpT, class EqualT>
+void reduce_by_key(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
+                   NumRunsT* num_runs, OpT op, EqualT equal, cudaStream_t stream) {
+  reduce_runs_one_pass<tuning::by_key_threads, tuning::by_key_items<KeyT, T>>(keys, values, n, unique_keys, values_out,
+                                                                              num_runs, op, equal, stream);
 }
 
 }  // namespace reducelab::segmented::detail

@@ -7,7 +7,7 @@
 //                        that end inside it, and publishes its carry-out (what it holds of the segment in progress at
 //                        its end); a block that ends a segment begun in an earlier block looks back over the earlier
 //                        blocks' carries (segmented/grid/segment_carries.cuh), so one launch finishes every segment.
-//   gather_run_keys      reduce_by_key: the key of each run and the run count, from the run heads DeviceSelect found.
+//   write_count          reduce_by_key with n == 0: the run count alone.
 #pragma once
 
 #include "reducelab/core/traits.hpp"
@@ -19,12 +19,10 @@
 
 namespace reducelab::segmented::kernels {
 
-/// The number of segments of a launch: known on the host, or (reduce_by_key) counted on the device, where the count is
-/// that of the offsets DeviceSelect wrote (the runs' heads and the end of the input: S + 1).
+/// The number of segments of a launch, known on the host.
 struct segment_count {
   long long host = 0;
-  const long long* offsets_on_device = nullptr;
-  __device__ __forceinline__ long long resolve() const { return offsets_on_device != nullptr ? *offsets_on_device - 1 : host; }
+  __device__ __forceinline__ long long resolve() const { return host; }
 };
 
 template <class PolicyT, agent::element_map Map, class OpT, class T, class OffsetT, class BeginT>
@@ -73,16 +71,6 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
     const T before = grid::look_back<PolicyT::block_threads>(carries, block, op, storage.range().reduce);
     if (threadIdx.x == 0) out[from.segment] = op(before, own);
   }
-}
-
-template <class KeyT, class OffsetT, class NumRunsT>
-__global__ void gather_run_keys(const KeyT* __restrict__ keys, const OffsetT* run_offsets, const long long* num_offsets,
-                                KeyT* unique_keys, NumRunsT* num_runs) {
-  const long long runs = *num_offsets - 1;
-  if (blockIdx.x == 0 && threadIdx.x == 0) *num_runs = static_cast<NumRunsT>(runs);
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; r < runs; r += stride)
-    unique_keys[r] = keys[run_offsets[r]];
 }
 
 template <class NumRunsT>

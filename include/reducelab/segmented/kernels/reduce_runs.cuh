@@ -1,0 +1,196 @@
+// The one-pass kernel of reducelab::reduce_by_key: every block takes one tile of keys and values, finds its runs
+// (a run starts where a key differs from the one before it, under the caller's `equal`), reduces them in input order,
+// and writes the runs that end in it. Nothing is materialized in between (the three-pass path it replaces selected
+// the run heads into an offsets array, gathered the keys, then ran the segmented pass over the offsets: at one
+// element per run it moved about 2.5x the bytes CUB does).
+//
+// Two things cross tiles, each through a look-back over the earlier tiles' published words (grid/tagged_partials.cuh:
+// nothing cleared between launches, the launch's epoch in every word):
+//   - the run count before the tile, which gives the runs' output positions: an integer sum, so every tile publishes
+//     its own count at once and its inclusive count once it knows it (as CUB's scans do), and whichever a later
+//     look-back finds, the sum is the same;
+//   - the value of the run in progress at the tile's start, for a tile in which that run ends: the carries of
+//     segmented/grid/segment_carries.cuh, where a tile publishes a prefix only when the run starts in it, so the
+//     look-back always joins the same pieces in the same bracketing and the result is the same bits every run.
+//
+// A tile's outputs go through shared memory (keys at their heads, values at their tails, each in run order) and
+// leave in coalesced stores: at one element per run a thread's outputs are items_per_thread apart, and storing them
+// from the thread's own items would cost a memory transaction per value.
+#pragma once
+
+#include "reducelab/block/block_reduce.cuh"
+#include "reducelab/core/traits.hpp"
+#include "reducelab/segmented/block/block_segmented_scan.cuh"
+#include "reducelab/segmented/grid/segment_carries.cuh"
+#include "reducelab/segmented/merge_path.cuh"
+
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/util_type.cuh>
+
+#include <cstddef>
+
+namespace reducelab::segmented::kernels {
+
+/// The run counts' look-back joins them with this (grid/segment_carries.cuh asks for a functor with an identity).
+struct count_sum {
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{0};
+  }
+  __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
+};
+
+template <int Threads, int Items, class KeyT, class T>
+struct run_tile_storage {
+  static constexpr int tile = Threads * Items;
+  using key_load = cub::BlockLoad<KeyT, Threads, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using value_load = cub::BlockLoad<T, Threads, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using count_scan = cub::BlockScan<int, Threads>;
+  union {
+    typename key_load::TempStorage key_load;
+    typename value_load::TempStorage value_load;
+    typename count_scan::TempStorage count_scan;
+    block::scan_storage<T, Threads> value_scan;
+    ::reducelab::block::reduce_storage<long long, Threads> count_look_back;
+    ::reducelab::block::reduce_storage<T, Threads> value_look_back;
+    struct {
+      KeyT keys[tile];  // the keys of the runs that start in the tile, in run order
+      T values[tile];   // the values of the runs that end in the tile, in run order
+    } out;
+  } work;
+  KeyT first_key[Threads];  // each thread's first and last keys: its neighbours' edges
+  KeyT last_key[Threads];
+  long long runs_before;  // runs that start before the tile
+  T carry_in;             // what earlier tiles hold of the run in progress at the tile's start
+  bool starts_with_head;  // the tile's first item starts a run
+  bool ends_with_tail;    // the tile's last item ends one
+};
+
+/// Block b reduces the runs of tile b ([b * tile, (b + 1) * tile) of n), writes the keys of those that start in it
+/// and the values of those that end in it, and (the last tile) the run count.
+template <int Threads, int Items, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
+__global__ void __launch_bounds__(Threads)
+    reduce_runs(const KeyT* __restrict__ keys, const T* __restrict__ values, long long n,
+                KeyT* __restrict__ unique_keys, T* __restrict__ values_out, NumRunsT* num_runs, OpT op,
+                EqualT equal, grid::carry_slots<long long> counts, grid::carry_slots<T> carries) {
+  using storage_t = run_tile_storage<Threads, Items, KeyT, T>;
+  // Never constructed: a value type with a default member initializer would make the union's constructor deleted.
+  __shared__ cub::Uninitialized<storage_t> raw;
+  storage_t& s = raw.Alias();
+  constexpr long long tile = storage_t::tile;
+  const long long b = blockIdx.x;
+  const long long start = b * tile;
+  const int valid = static_cast<int>(n - start < tile ? n - start : tile);
+  const int tid = static_cast<int>(threadIdx.x);
+  const int first = tid * Items;  // this thread's items are first .. first + Items - 1 of the tile
+
+  KeyT k[Items];
+  T v[Items];
+  typename storage_t::key_load(s.work.key_load).Load(keys + start, k, valid);
+  __syncthreads();
+  typename storage_t::value_load(s.work.value_load).Load(values + start, v, valid);
+  s.first_key[tid] = k[0];
+  s.last_key[tid] = k[Items - 1];
+  __syncthreads();
+
+  // Heads (a run starts at the item) and tails (a run ends at it). The same comparison, equal(key i, key i + 1),
+  // makes item i a tail and item i + 1 a head.
+  bool head[Items], tail[Items];
+  {
+    KeyT left = k[0];
+    if (tid > 0) left = s.last_key[tid - 1];
+    else if (start > 0) left = keys[start - 1];
+    KeyT right = k[Items - 1];
+    if (tid + 1 < Threads) right = s.first_key[tid + 1];
+    else if (start + tile < n) right = keys[start + tile];
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      const long long i = start + first + j;
+      const KeyT& prev = j == 0 ? left : k[j - 1];
+      const KeyT& next = j + 1 < Items ? k[j + 1] : right;
+      head[j] = i < n && (i == 0 || !equal(prev, k[j]));
+      tail[j] = i < n && (i == n - 1 || !equal(k[j], next));
+    }
+  }
+  if (tid == 0) s.starts_with_head = head[0];
+  if (first <= valid - 1 && valid - 1 < first + Items) {
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      if (first + j == valid - 1) s.ends_with_tail = tail[j];
+    }
+  }
+
+  // This thread's stretch (the run pieces of its items) and its head count, scanned over the block.
+  flagged<T> mine{identity_of<OpT, T>(), false};
+  int heads = 0;
+#pragma unroll
+  for (int j = 0; j < Items; ++j) {
+    if (first + j < valid) mine = then(mine, flagged<T>{v[j], head[j]}, op);
+    heads += head[j] ? 1 : 0;
+  }
+  int heads_before = 0, tile_heads = 0;
+  __syncthreads();  // the loads' storage is free; starts_with_head and ends_with_tail are written
+  typename storage_t::count_scan(s.work.count_scan).ExclusiveSum(heads, heads_before, tile_heads);
+  __syncthreads();
+  flagged<T> exclusive, total;
+  block::exclusive_scan<Threads>(mine, identity_of<OpT, T>(), op, s.work.value_scan, exclusive, total);
+  const bool starts_with_head = s.starts_with_head;
+  const bool ends_with_tail = s.ends_with_tail;
+  __syncthreads();  // the scan's storage is free
+
+  // Publish at once what later tiles need from this one (before looking back: the waits then always end).
+  if (tid == 0) {
+    if (b == 0) {
+      ::reducelab::grid::publish(counts.prefixes, static_cast<long long>(tile_heads), counts.epoch);
+    } else {
+      ::reducelab::grid::publish(counts.aggregates + b, static_cast<long long>(tile_heads), counts.epoch);
+    }
+    grid::publish_carry(carries, b, total.value, total.closed);
+  }
+  long long runs_before = 0;
+  if (b > 0) {
+    runs_before = grid::look_back<Threads>(counts, b, count_sum{}, s.work.count_look_back);
+    if (tid == 0) {
+      s.runs_before = runs_before;
+      ::reducelab::grid::publish(counts.prefixes + b, runs_before + tile_heads, counts.epoch);
+    }
+    __syncthreads();
+    runs_before = s.runs_before;
+  }
+  // The run in progress at the tile's start needs the earlier tiles' part only if it ends here.
+  const bool carried = !starts_with_head && (total.closed || ends_with_tail);
+  T carry_in = identity_of<OpT, T>();
+  if (carried) {
+    carry_in = grid::look_back<Threads>(carries, b, op, s.work.value_look_back);
+    if (tid == 0) s.carry_in = carry_in;
+    __syncthreads();
+    carry_in = s.carry_in;
+  }
+
+  // Stage the outputs in run order: keys at heads (slot = heads before, in the tile), values at tails (slot = runs
+  // touching the tile before it).
+  const long long tail_base = runs_before - (starts_with_head ? 0 : 1);  // the run of the tile's first tail
+  flagged<T> running = exclusive;
+  int heads_so_far = heads_before;
+#pragma unroll
+  for (int j = 0; j < Items; ++j) {
+    if (first + j >= valid) break;
+    running = then(running, flagged<T>{v[j], head[j]}, op);
+    if (head[j]) {
+      s.work.out.keys[heads_so_far] = k[j];
+      ++heads_so_far;
+    }
+    if (tail[j]) {
+      const long long run = runs_before + heads_so_far - 1;
+      s.work.out.values[run - tail_base] = running.closed ? running.value : op(carry_in, running.value);
+    }
+  }
+  __syncthreads();
+  const int tile_tails = tile_heads + (starts_with_head ? 0 : 1) - (ends_with_tail ? 0 : 1);
+  for (int i = tid; i < tile_heads; i += Threads) unique_keys[runs_before + i] = s.work.out.keys[i];
+  for (int i = tid; i < tile_tails; i += Threads) values_out[tail_base + i] = s.work.out.values[i];
+  if (tid == 0 && start + valid == n) *num_runs = static_cast<NumRunsT>(runs_before + tile_heads);
+}
+
+}  // namespace reducelab::segmented::kernels

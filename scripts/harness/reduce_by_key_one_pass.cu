@@ -1,0 +1,233 @@
+// Same-run harness for reducelab::reduce_by_key: the one-pass kernel (segmented/kernels/reduce_runs.cuh) in a few
+// tile shapes, against the library's entry and CUB. Not part of the build or of the tests; what it printed is in
+// results/NVIDIA_H100_80GB_HBM3-segmented/reduce-by-key-one-pass.txt.
+//
+//   library      reducelab::reduce_by_key (printed as three_pass in the runs at e1e917b, when the entry was the
+//                three-pass path: DeviceSelect of the run heads, a key gather, the merge-path pass over the offsets)
+//   cub          cub::DeviceReduce::ReduceByKey (its temporary storage allocated once, outside the timing)
+//   one_pass_TxI the one-pass kernel with T threads of I items (workspace from the stream's pool at each call, as
+//                the library does)
+//
+//   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include \
+//                     scripts/harness/reduce_by_key_one_pass.cu -o reduce_by_key_one_pass
+//   run:            ./reduce_by_key_one_pass [LENGTHS] [SAMPLES] [VARIANTS]
+//
+// 2^24 int32 keys and 2^24 values (int32, or -DHARNESS_VALUE=double), plus. LENGTHS: uniform run lengths, or -1
+// (random lengths 1..64) and -2 (random lengths 1..3000). Cold: a 256 MiB memset and read between samples; CUDA
+// events around each call; the median of SAMPLES after one unrecorded call, whose output (keys, values, count) is
+// checked against the host. % of peak counts keys and values in, the runs' keys and values out.
+#include "reducelab/segmented_reduce.cuh"
+
+#include <cub/device/device_reduce.cuh>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#define CHECK_CUDA(x)                                                                \
+  do {                                                                               \
+    cudaError_t e_ = (x);                                                            \
+    if (e_ != cudaSuccess) {                                                         \
+      std::printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__); \
+      std::exit(1);                                                                  \
+    }                                                                                \
+  } while (0)
+
+#ifndef HARNESS_VALUE
+#define HARNESS_VALUE int
+#endif
+using value_t = HARNESS_VALUE;
+using key_t_ = int;
+
+struct sum {
+  static constexpr bool commutative = true;
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{0};
+  }
+  template <class T>
+  __host__ __device__ T operator()(const T& a, const T& b) const {
+    return a + b;
+  }
+};
+
+__global__ void touch(const int4* p, std::size_t n, int* sink) {
+  int acc = 0;
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) acc ^= p[i].x;
+  if (acc == 0x7fffffff) *sink = acc;
+}
+
+struct io {
+  const key_t_* keys;
+  const value_t* values;
+  long long n;
+  key_t_* keys_out;
+  value_t* values_out;
+  int* num_runs;
+  void* cub_temp;
+  std::size_t cub_bytes;
+  cudaStream_t stream;
+};
+
+template <int Threads, int Items>
+void one_pass(const io& a) {
+  reducelab::segmented::detail::reduce_runs_one_pass<Threads, Items>(a.keys, a.values, a.n, a.keys_out, a.values_out,
+                                                                    a.num_runs, sum{}, cuda::std::equal_to<>{},
+                                                                    a.stream);
+}
+
+int main(int argc, char** argv) {
+  const long long n = 1LL << 24;
+  std::vector<long long> lengths = {1, 2, 8, 32, 256, 4096, 1LL << 20, -1, -2};
+  if (argc > 1 && std::string(argv[1]) != "all") {
+    lengths.clear();
+    for (char* p = argv[1]; *p;) {
+      lengths.push_back(std::strtoll(p, &p, 10));
+      if (*p == ',') ++p;
+    }
+  }
+  const int samples = argc > 2 ? std::atoi(argv[2]) : 7;
+  const std::string only = argc > 3 ? argv[3] : "";
+
+  struct row {
+    const char* name;
+    std::function<void(const io&)> fn;
+  };
+  const std::vector<row> rows = {
+      {"library",
+       [](const io& a) {
+         reducelab::reduce_by_key(a.keys, a.values, static_cast<std::size_t>(a.n), a.keys_out, a.values_out,
+                                  a.num_runs, sum{}, a.stream);
+       }},
+      {"cub",
+       [](const io& a) {
+         std::size_t bytes = a.cub_bytes;
+         CHECK_CUDA(cub::DeviceReduce::ReduceByKey(a.cub_temp, bytes, a.keys, a.keys_out, a.values, a.values_out,
+                                                   a.num_runs, sum{}, a.n, a.stream));
+       }},
+      {"one_pass_256x8", one_pass<256, 8>},
+      {"one_pass_256x12", one_pass<256, 12>},
+      {"one_pass_128x8", one_pass<128, 8>},
+      {"one_pass_128x12", one_pass<128, 12>},
+      {"one_pass_128x16", one_pass<128, 16>},
+      {"one_pass_128x20", one_pass<128, 20>},
+      {"one_pass_128x24", one_pass<128, 24>},
+      {"one_pass_64x16", one_pass<64, 16>},
+      {"one_pass_64x24", one_pass<64, 24>},
+  };
+
+  cudaDeviceProp prop;
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  int mem_khz = 0, bus_bits = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0));
+  CHECK_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+  const double peak_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8) / 1e9;
+  std::printf("%s, peak %.0f GB/s, n = %lld, value %zu bytes, key 4 bytes, %d samples\n", prop.name, peak_gbps, n,
+              sizeof(value_t), samples);
+
+  std::vector<value_t> h(n);
+  unsigned x = 12345;
+  for (auto& v : h) v = static_cast<value_t>(static_cast<int>((x = x * 1664525u + 1013904223u) >> 8) % 1000 - 500);
+  key_t_* keys;
+  value_t* values;
+  key_t_* keys_out;
+  value_t* values_out;
+  int *num_runs, *sink;
+  int4* flush;
+  const std::size_t flush_n = (std::size_t{256} << 20) / 16;
+  CHECK_CUDA(cudaMalloc(&keys, n * sizeof(key_t_)));
+  CHECK_CUDA(cudaMalloc(&values, n * sizeof(value_t)));
+  CHECK_CUDA(cudaMalloc(&keys_out, n * sizeof(key_t_)));
+  CHECK_CUDA(cudaMalloc(&values_out, n * sizeof(value_t)));
+  CHECK_CUDA(cudaMalloc(&num_runs, 8));
+  CHECK_CUDA(cudaMalloc(&flush, flush_n * 16));
+  CHECK_CUDA(cudaMalloc(&sink, 4));
+  CHECK_CUDA(cudaMemcpy(values, h.data(), n * sizeof(value_t), cudaMemcpyHostToDevice));
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::size_t cub_bytes = 0;
+  CHECK_CUDA(cub::DeviceReduce::ReduceByKey(nullptr, cub_bytes, keys, keys_out, values, values_out, num_runs, sum{},
+                                            n, stream));
+  void* cub_temp;
+  CHECK_CUDA(cudaMalloc(&cub_temp, cub_bytes));
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  const io a{keys, values, n, keys_out, values_out, num_runs, cub_temp, cub_bytes, stream};
+
+  for (long long length : lengths) {
+    // Run r has key r * 7 (neighbours always differ); its length is `length` or drawn at random.
+    std::vector<key_t_> hk(n);
+    std::vector<key_t_> want_keys;
+    std::vector<value_t> want_values;
+    unsigned y = 777;
+    for (long long i = 0, r = 0; i < n; ++r) {
+      long long len = length > 0 ? length : 1 + static_cast<long long>((y = y * 1664525u + 1013904223u) >> 8) %
+                                                    (length == -1 ? 64 : 3000);
+      if (len > n - i) len = n - i;
+      long long s = 0;
+      for (long long j = i; j < i + len; ++j) {
+        hk[j] = static_cast<key_t_>(r * 7);
+        s += static_cast<long long>(h[j]);
+      }
+      want_keys.push_back(static_cast<key_t_>(r * 7));
+      want_values.push_back(std::is_integral_v<value_t>
+                                ? static_cast<value_t>(static_cast<unsigned long long>(s) & 0xffffffffULL)
+                                : static_cast<value_t>(s));
+      i += len;
+    }
+    const long long S = static_cast<long long>(want_keys.size());
+    CHECK_CUDA(cudaMemcpy(keys, hk.data(), n * sizeof(key_t_), cudaMemcpyHostToDevice));
+    const double bytes = n * double(sizeof(key_t_) + sizeof(value_t)) + S * double(sizeof(key_t_) + sizeof(value_t));
+    std::vector<std::vector<float>> times(rows.size());
+    std::vector<key_t_> got_keys(S);
+    std::vector<value_t> got_values(S);
+    for (int k = 0; k <= samples; ++k) {
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        if (!only.empty() && only.find(rows[r].name) == std::string::npos) continue;
+        CHECK_CUDA(cudaMemsetAsync(flush, k, flush_n * 16, stream));
+        touch<<<528, 512, 0, stream>>>(flush, flush_n, sink);
+        if (k == 0) {
+          CHECK_CUDA(cudaMemsetAsync(keys_out, 0x55, S * sizeof(key_t_), stream));
+          CHECK_CUDA(cudaMemsetAsync(values_out, 0x55, S * sizeof(value_t), stream));
+          CHECK_CUDA(cudaMemsetAsync(num_runs, 0x55, 8, stream));
+        }
+        CHECK_CUDA(cudaEventRecord(start, stream));
+        rows[r].fn(a);
+        CHECK_CUDA(cudaEventRecord(stop, stream));
+        CHECK_CUDA(cudaStreamSynchronize(stream));
+        CHECK_CUDA(cudaGetLastError());
+        float ms = 0;
+        CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+        if (k > 0) times[r].push_back(ms * 1000);
+        if (k == 0) {
+          int runs = -1;
+          CHECK_CUDA(cudaMemcpy(&runs, num_runs, 4, cudaMemcpyDeviceToHost));
+          CHECK_CUDA(cudaMemcpy(got_keys.data(), keys_out, S * sizeof(key_t_), cudaMemcpyDeviceToHost));
+          CHECK_CUDA(cudaMemcpy(got_values.data(), values_out, S * sizeof(value_t), cudaMemcpyDeviceToHost));
+          long long bad = 0, first = -1;
+          for (long long s = 0; s < S; ++s)
+            if ((got_keys[s] != want_keys[s] || got_values[s] != want_values[s]) && bad++ == 0) first = s;
+          if (runs != S || bad > 0)
+            std::printf("  %s L=%lld WRONG: count %d (want %lld), %lld runs wrong, first %lld: key %d value %.0f, want "
+                        "key %d value %.0f\n",
+                        rows[r].name, length, runs, S, bad, first, first >= 0 ? got_keys[first] : 0,
+                        first >= 0 ? static_cast<double>(got_values[first]) : 0.0,
+                        first >= 0 ? want_keys[first] : 0, first >= 0 ? static_cast<double>(want_values[first]) : 0.0);
+        }
+      }
+    }
+    std::printf("L=%-8lld S=%-9lld", length, S);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      if (times[r].empty()) continue;
+      std::sort(times[r].begin(), times[r].end());
+      const float median = times[r][times[r].size() / 2];
+      std::printf(" | %s %.1fus %.0f%%", rows[r].name, median, bytes / (median * 1e-6) / 1e9 / peak_gbps * 100);
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
