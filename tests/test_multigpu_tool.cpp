@@ -39,7 +39,7 @@ TEST(MultigpuToolOptions, DefaultsAreIssue14s) {
   EXPECT_EQ(o.cases, known_cases());
   EXPECT_EQ(o.rounds, default_rounds);
   EXPECT_EQ(o.clock, clock_choice::events);
-  EXPECT_EQ(o.piece_bytes, std::size_t{8} << 20);
+  EXPECT_EQ(o.piece_bytes, std::size_t{64} << 20);
   EXPECT_EQ(o.out_dir, "results/latest-multigpu");
 }
 

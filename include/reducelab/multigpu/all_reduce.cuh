@@ -36,8 +36,10 @@ namespace reducelab::multigpu {
 
 struct all_reduce_options {
   /// Pipelining granularity: bytes of one piece of a rank's chunk. Smaller pieces overlap more of the fold with
-  /// the transfers but cost an NCCL group and a kernel launch each.
-  std::size_t piece_bytes = std::size_t{8} << 20;
+  /// the transfers but cost an NCCL group and a kernel launch each, and that cost won: on two H200s (NV18, NCCL
+  /// 2.28.9, 256 MiB per rank, same machine, results/NVIDIA_H200-x2-multigpu/piece-bytes.txt) plus/float reached
+  /// 0.33x ncclAllReduce's bus bandwidth with 2 MiB pieces, 0.51x with 8 MiB, 0.66x with 32 MiB, 0.72x with 64 MiB.
+  std::size_t piece_bytes = std::size_t{64} << 20;
   /// The per-rank entry only: exchange the ranks' lengths first (a tiny collective and a wait on the host) so that
   /// unequal lengths are refused on every rank instead of mismatching NCCL's transfers. Turn off only when the
   /// caller guarantees equal lengths.
