@@ -278,10 +278,13 @@ std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
 
 TEST(MultiGpuAllReduce, ExactOverTwoGpusForEveryPieceCut) {
   SKIP_WITH_FEWER_GPUS_THAN(2);
-  mg::all_reduce_options small;
-  small.piece_bytes = 1024;  // many pipeline steps, with the last pieces short or empty on one rank
+  mg::all_reduce_options small, mid, huge;
+  small.piece_bytes = 1024;        // many pipeline steps, with the last pieces short or empty on one rank
+  mid.piece_bytes = 64 * 1024;     // a few pipelined pieces of the largest n
+  huge.piece_bytes = ~std::size_t{0} / 2;  // more than any chunk: one piece, the staging sized by the chunk
   for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{1'000'003}}) {
-    for (const auto& options : {small, mg::all_reduce_options{}}) {
+    // The default (piece_bytes 0) is one piece per chunk: no pipelining.
+    for (const auto& options : {small, mid, huge, mg::all_reduce_options{}}) {
       expect_all_reduce_exact(per_rank_vectors(2, n, random_ints), add{}, options, false);
       expect_all_reduce_exact(per_rank_vectors(2, n, [](std::size_t m, std::uint64_t s) {
                                 return exact_test::random_maps(m, s);

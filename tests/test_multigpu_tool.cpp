@@ -39,7 +39,7 @@ TEST(MultigpuToolOptions, DefaultsAreIssue14s) {
   EXPECT_EQ(o.cases, known_cases());
   EXPECT_EQ(o.rounds, default_rounds);
   EXPECT_EQ(o.clock, clock_choice::events);
-  EXPECT_EQ(o.piece_bytes, std::size_t{64} << 20);
+  EXPECT_EQ(o.piece_bytes, std::size_t{0});  // one piece per chunk
   EXPECT_EQ(o.out_dir, "results/latest-multigpu");
 }
 
@@ -82,6 +82,7 @@ TEST(MultigpuToolOptions, BadValuesAreRefusedByName) {
   EXPECT_TRUE(contains(error_of([] { parse({"compare", "--sizes", "0"}); }), "--sizes"));
   EXPECT_TRUE(contains(error_of([] { parse({"compare", "--bytes", "0MiB"}); }), "--bytes"));
   EXPECT_TRUE(contains(error_of([] { parse({"compare", "--piece-bytes", "4"}); }), "--piece-bytes 4"));
+  EXPECT_EQ(parse({"compare", "--piece-bytes", "0"}).piece_bytes, std::size_t{0});  // one piece per chunk
   EXPECT_TRUE(contains(error_of([] { parse({"compare", "--ops", "--rounds", "5"}); }), "--ops"));
   EXPECT_TRUE(contains(error_of([] { parse({"compare", "--frobnicate"}); }), "'--frobnicate'"));
   EXPECT_TRUE(contains(error_of([] { parse({"time"}); }), "unknown command 'time'"));

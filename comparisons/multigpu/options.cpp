@@ -79,7 +79,7 @@ std::unique_ptr<CLI::App> make_app(raw_options& r) {
            "events (default): CUDA events on GPU 0 around fork, work and join;\n"
            "host: the host clock around a call that waits for every rank");
   add_text(*compare, "--piece-bytes", r.piece_bytes, "B",
-           "all_reduce_options::piece_bytes, the pipelining granularity (default: 64MiB)");
+           "all_reduce_options::piece_bytes, the pipelining granularity; 0: one piece per rank's chunk, no pipelining (default: 0)");
   add_text(*compare, "--seed", r.seed, "N", "seed of the inputs' hash and of the interval's bootstrap (default: 20261122)");
   add_text(*compare, "--out", r.out, "DIR", "where multigpu.json and multigpu.csv go (default: results/latest-multigpu)");
   compare->footer("Cases:\n" + cases_by_part() +
@@ -262,7 +262,7 @@ options parse_command_line(int argc, const char* const* argv) {
   }
   if (r.piece_bytes.given) {
     o.piece_bytes = parse_bytes(r.piece_bytes.text);
-    if (o.piece_bytes < largest_all_reduce_element)
+    if (o.piece_bytes != 0 && o.piece_bytes < largest_all_reduce_element)
       fail("--piece-bytes " + r.piece_bytes.text + ": smaller than one " + std::to_string(largest_all_reduce_element) +
            "-byte element of the all-reduce cases");
   }

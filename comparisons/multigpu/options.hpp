@@ -35,7 +35,7 @@ const char* to_string(clock_choice c);
 
 inline constexpr std::size_t default_scalar_n = std::size_t{1} << 31;
 inline constexpr std::size_t default_all_reduce_bytes = std::size_t{256} << 20;
-inline constexpr std::size_t default_piece_bytes = std::size_t{64} << 20;  // all_reduce_options' default
+inline constexpr std::size_t default_piece_bytes = 0;  // all_reduce_options' default: one piece per chunk
 /// The widest value type of the all-reduce cases (float_idx32): a piece must hold at least one.
 inline constexpr std::size_t largest_all_reduce_element = 8;
 inline constexpr int default_rounds = 10;

@@ -7,9 +7,10 @@
 //                   its out[chunk q] (direct, not a ring: a ring would fold in ring order, wrong for a
 //                   non-commutative functor; the bytes sent per rank are the same, (P-1)/P of the vector);
 //   all-gather:     every rank sends its folded chunk to every other rank, straight into their out.
-// Each chunk travels in pieces of options.piece_bytes, so that the fold of piece k (on a side stream) overlaps the
-// transfer of piece k+1: step j sends reduce-scatter piece j and all-gather piece j-2 in one NCCL group, then the
-// side stream folds piece j. Two staging slots of (P-1) pieces receive the other ranks' copies.
+// By default a chunk travels whole: reduce-scatter, fold, all-gather (measured fastest, all_reduce_options). With
+// options.piece_bytes set it travels in pieces, so that the fold of piece k (on a side stream) overlaps the transfer
+// of piece k+1: step j sends reduce-scatter piece j and all-gather piece j-2 in one NCCL group, then the side stream
+// folds piece j. Two staging slots of (P-1) pieces receive the other ranks' copies.
 #pragma once
 
 #include "reducelab/core/error.hpp"
@@ -35,11 +36,14 @@
 namespace reducelab::multigpu {
 
 struct all_reduce_options {
-  /// Pipelining granularity: bytes of one piece of a rank's chunk. Smaller pieces overlap more of the fold with
-  /// the transfers but cost an NCCL group and a kernel launch each, and that cost won: on two H200s (NV18, NCCL
-  /// 2.28.9, 256 MiB per rank, same machine, results/NVIDIA_H200-x2-multigpu/piece-bytes.txt) plus/float reached
-  /// 0.33x ncclAllReduce's bus bandwidth with 2 MiB pieces, 0.51x with 8 MiB, 0.66x with 32 MiB, 0.72x with 64 MiB.
-  std::size_t piece_bytes = std::size_t{64} << 20;
+  /// Pipelining granularity: bytes of one piece of a rank's chunk, or 0 (the default) for one piece per chunk, no
+  /// pipelining. Smaller pieces overlap more of the fold with the transfers, but each costs an NCCL group (a kernel
+  /// on every GPU, the GPUs meeting) and a fold launch, and on the machine measured that cost always won: two H200s
+  /// (NV18, NCCL 2.28.9), same runs (results/NVIDIA_H200-x2-multigpu/piece-bytes.txt), plus/float against
+  /// ncclAllReduce's bus bandwidth at 256 MiB per rank: 0.33x with 2 MiB pieces, 0.51x with 8 MiB, 0.66x with 32 MiB,
+  /// 0.71-0.72x with 64 MiB, 0.75x with one piece; at 1 GiB: 0.66x with 64 MiB, 0.79x with one piece. One piece
+  /// stages (P-1)/P of the vector for the other ranks' copies; a piece size bounds that to two pieces per other rank.
+  std::size_t piece_bytes = 0;
   /// The per-rank entry only: exchange the ranks' lengths first (a tiny collective and a wait on the host) so that
   /// unequal lengths are refused on every rank instead of mismatching NCCL's transfers. Turn off only when the
   /// caller guarantees equal lengths.
@@ -107,11 +111,15 @@ class rank_all_reduce {
     REDUCELAB_EXPECTS(c.size <= max_all_reduce_ranks, "reducelab::multigpu::all_reduce: " + std::to_string(c.size) +
                                                           " ranks, more than the " +
                                                           std::to_string(max_all_reduce_ranks) + " it folds");
-    REDUCELAB_EXPECTS(options.piece_bytes >= sizeof(T), "reducelab::multigpu::all_reduce: piece_bytes = " +
+    REDUCELAB_EXPECTS(options.piece_bytes == 0 || options.piece_bytes >= sizeof(T),
+                      "reducelab::multigpu::all_reduce: piece_bytes = " +
                                                             std::to_string(options.piece_bytes) +
                                                             " is smaller than one element");
     reducelab::detail::expect_stream_on_device(stream, c.device);
-    cut_ = chunking{n, options.piece_bytes / sizeof(T), c.size};
+    // A piece never exceeds the longest chunk (that also keeps the staging size from overflowing).
+    const std::size_t longest = std::max<std::size_t>(1, n / c.size + (n % c.size != 0 ? 1 : 0));
+    const std::size_t wanted = options.piece_bytes == 0 ? longest : options.piece_bytes / sizeof(T);
+    cut_ = chunking{n, std::min(wanted, longest), c.size};
     if (n == 0) return;
     REDUCELAB_EXPECTS(in != nullptr, "reducelab::multigpu::all_reduce: input pointer (in) is null");
     REDUCELAB_EXPECTS(out != nullptr, "reducelab::multigpu::all_reduce: output pointer (out) is null");
