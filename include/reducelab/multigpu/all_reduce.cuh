@@ -63,11 +63,31 @@ struct fold_sources {
   const T* src[max_all_reduce_ranks];
 };
 
-/// out[i] = src[0][i] op src[1][i] op ... op src[nranks-1][i]: the rank-order fold of one piece.
+/// Elements of a rank's copy a fold thread loads before it combines any (several independent loads in flight).
+inline constexpr int fold_unroll = 4;
+
+/// out[i] = src[0][i] op src[1][i] op ... op src[nranks-1][i]: the rank-order fold of one piece. Each thread takes
+/// fold_unroll elements a grid apart per round and loads them all from a rank's copy before it combines them: with
+/// one element per round a thread had one load in flight, and the fold of a 128 MiB chunk was latency-bound.
 template <class T, class OpT>
 __global__ void fold_piece_in_rank_order(fold_sources<T> s, int nranks, std::size_t n, T* out, OpT op) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (fold_unroll - 1) * stride < n; i += fold_unroll * stride) {
+    T acc[fold_unroll];
+#pragma unroll
+    for (int u = 0; u < fold_unroll; ++u) acc[u] = s.src[0][i + u * stride];
+    for (int q = 1; q < nranks; ++q) {
+      T next[fold_unroll];
+#pragma unroll
+      for (int u = 0; u < fold_unroll; ++u) next[u] = s.src[q][i + u * stride];
+#pragma unroll
+      for (int u = 0; u < fold_unroll; ++u) acc[u] = op(acc[u], next[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < fold_unroll; ++u) out[i + u * stride] = acc[u];
+  }
+  for (; i < n; i += stride) {
     T acc = s.src[0][i];
     for (int q = 1; q < nranks; ++q) acc = op(acc, s.src[q][i]);
     out[i] = acc;
@@ -129,18 +149,23 @@ class rank_all_reduce {
     slot_elems_ = static_cast<std::size_t>(c.size - 1) * cut_.piece_elems;
     const std::size_t staged = std::min(cut_.pieces(), std::size_t{2}) * slot_elems_;
     int sms = 0;
+    // Pipelined, the fold shares the GPU with NCCL's kernels: a few blocks per SM, which leave NCCL its SMs. One
+    // piece per chunk, it runs between the reduce-scatter and the all-gather, alone: as many blocks as fit.
+    int per_sm = 2;
     try {  // the destructor does not run when the constructor throws: give back what was made so far
       CUDA_TRY(cudaMallocAsync(reinterpret_cast<void**>(&staging_), staged * sizeof(T), stream));
       CUDA_TRY(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
       CUDA_TRY(cudaEventCreateWithFlags(&received_, cudaEventDisableTiming));
       for (cudaEvent_t& e : folded_) CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
       CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c.device));
+      if (cut_.pieces() == 1) {
+        CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fold_piece_in_rank_order<T, OpT>, 256, 0));
+      }
     } catch (...) {
       release();
       throw;
     }
-    // The fold shares the GPU with NCCL's kernels and is bound by memory: a few blocks per SM are enough.
-    fold_blocks_ = 2 * sms;
+    fold_blocks_ = std::max(per_sm, 1) * sms;
   }
 
   rank_all_reduce(const rank_all_reduce&) = delete;
