@@ -34,7 +34,11 @@ __global__ void __launch_bounds__(BlockThreads)
     one_block(const T* __restrict__ in, single_pass_plan plan, T* out, OpT op) {
   static_assert(agent::vectorizable<T>, "values read one by one take single_pass (detail/dispatch.cuh)");
   using storage_t = single_pass_storage<BlockThreads, VectorsPerThread, T>;
-  __shared__ alignas(16) unsigned char raw[storage_t::bytes];
+  // The direct fold needs only the warps' partials; the in-order path stages its tiles. Declaring the stage for both
+  // gave the 4-byte one-block kernel 36 KiB of static shared memory it never touched.
+  constexpr std::size_t raw_bytes =
+      one_block_folds_directly<OpT, T> ? sizeof(block::reduce_storage<T, BlockThreads>) : storage_t::bytes;
+  __shared__ alignas(16) unsigned char raw[raw_bytes];
   T partial = identity_of<OpT, T>();
   if constexpr (one_block_folds_directly<OpT, T>) {
     constexpr std::size_t per_vector = agent::values_per_vector<T>;
@@ -48,8 +52,8 @@ __global__ void __launch_bounds__(BlockThreads)
     T mine = agent::fold_block_vectors<BlockThreads, VectorsPerThread>(
         reinterpret_cast<const uint4*>(in + plan.head), vectors, identity_of<OpT, T>(), op);
     mine = warp::reduce_in_lane_order(op(mine, edge), op);
-    auto& range = *reinterpret_cast<typename storage_t::range_t*>(raw);
-    partial = block::combine_warp_leaders<BlockThreads>(mine, op, range.reduce);
+    auto& reduce = *reinterpret_cast<block::reduce_storage<T, BlockThreads>*>(raw);
+    partial = block::combine_warp_leaders<BlockThreads>(mine, op, reduce);
   } else {
     constexpr int warps = storage_t::warps;
     const std::size_t warp_id = threadIdx.x / 32;
