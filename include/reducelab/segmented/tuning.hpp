@@ -145,7 +145,9 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
 // (1, 2, 8, 32, 256, 4096, 2^20 and two random mixes): 115.8 against 137.8 µs at length 1, 84.9 against 107.1 at 8,
 // 84.7 against 99.1 at 2^20; 256 x 8 was 0.94x CUB at length 1, 128 x 16 0.97x. double values: 128 x 24 within 3 %
 // of the fastest (128 x 20 or 128 x 16) everywhere, 169.9 µs at length 1. Wider pairs keep about 36 KiB of tile:
-// fewer items, unmeasured.
+// fewer items, unmeasured. Nsight Compute: 96 registers and 25.6 KiB of shared memory per block, 5 blocks per SM
+// (31 % occupancy, CUB's kernel 62.5 %). Tried and left out (same file, run 3): capping the registers for 6, 8 or 10
+// resident blocks (spills; 1.3-1.8x slower) and asking for the largest shared-memory carve-out (no change).
 inline constexpr int by_key_threads = 128;
 inline constexpr std::size_t by_key_tile_bytes = 36 * 1024;
 template <class KeyT, class T>
