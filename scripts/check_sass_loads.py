@@ -18,8 +18,9 @@ kernel with V = 1 has nothing to check. Edges (a last partial pass, a head) make
 --check REGEX: the demangled kernels that must keep their loads in flight (default: the one-block kernels of
 reducelab::reduce that fold vectors directly: commutative built-in functors over 1-16 byte values); the script
 exits 1 naming each one that does not, 2 if none matched. --list prints every kernel with its 16-byte loads'
-depths. cuobjdump comes from $CUOBJDUMP, PATH, the CUDA Toolkit, or $REDUCELAB_TOOLS_DIR (where scripts/reducelab.sh
-puts the one it fetches from PyPI); without one the script exits 77, which CTest reports as a skip.
+depths. cuobjdump and the nvdisasm it runs come from $CUOBJDUMP / $NVDISASM, PATH, the CUDA Toolkit, or
+$REDUCELAB_TOOLS_DIR (where scripts/reducelab.sh puts the ones it fetches from PyPI); without them the script exits
+77, which CTest reports as a skip.
 """
 import argparse
 import os
@@ -38,10 +39,10 @@ REG = re.compile(r"\bR(\d+)(\.64)?\b")
 LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 
 
-def find_cuobjdump():
+def find_tool(name, env_var):
     tools = os.environ.get("REDUCELAB_TOOLS_DIR")
-    for candidate in (os.environ.get("CUOBJDUMP"), shutil.which("cuobjdump"), "/usr/local/cuda/bin/cuobjdump",
-                      tools and os.path.join(tools, "cuobjdump")):
+    for candidate in (os.environ.get(env_var), shutil.which(name), "/usr/local/cuda/bin/" + name,
+                      tools and os.path.join(tools, name)):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     return None
@@ -161,11 +162,14 @@ def main():
     ap.add_argument("--vectors-arg", type=int, default=1, help="template argument holding the loads per thread")
     ap.add_argument("--list", action="store_true", help="print each kernel's 16-byte load depths")
     args = ap.parse_args()
-    cuobjdump = find_cuobjdump()
-    if not cuobjdump:
-        print("check_sass_loads: skipped: cuobjdump not found ($CUOBJDUMP, PATH, /usr/local/cuda/bin, "
-              "$REDUCELAB_TOOLS_DIR); scripts/reducelab.sh fetches one from PyPI", file=sys.stderr)
+    cuobjdump = find_tool("cuobjdump", "CUOBJDUMP")
+    nvdisasm = find_tool("nvdisasm", "NVDISASM")  # cuobjdump -sass runs it
+    if not cuobjdump or not nvdisasm:
+        missing = " and ".join(n for n, p in (("cuobjdump", cuobjdump), ("nvdisasm", nvdisasm)) if not p)
+        print(f"check_sass_loads: skipped: {missing} not found ($CUOBJDUMP / $NVDISASM, PATH, /usr/local/cuda/bin, "
+              "$REDUCELAB_TOOLS_DIR); scripts/reducelab.sh fetches both from PyPI", file=sys.stderr)
         return 77
+    os.environ["PATH"] = os.path.dirname(nvdisasm) + os.pathsep + os.environ.get("PATH", "")
     found = list(kernels(cuobjdump, args.binary))
     names = demangle([n for n, _ in found])
     checked, failed = 0, []

@@ -33,24 +33,29 @@ ensure_packages() {
   fi
 }
 
-# cuobjdump for the SASS check (tests: sass.one_block_loads_in_flight): the CUDA Toolkit's if it has one, else
-# NVIDIA's wheel from PyPI for nvcc's major version, unpacked into build/_tools/bin. Not fatal: the test skips without.
+# cuobjdump and the nvdisasm it runs, for the SASS check (tests: sass.one_block_loads_in_flight): the CUDA Toolkit's
+# if it has them, else NVIDIA's wheels from PyPI for nvcc's major version, unpacked into build/_tools/bin. Not fatal:
+# the test skips without them.
 ensure_cuobjdump() {
-  command -v cuobjdump >/dev/null && return 0
-  [ -x "$(dirname "$(command -v nvcc)")/cuobjdump" ] && return 0
-  [ -x build/_tools/bin/cuobjdump ] && return 0
-  local major tmp
+  local bin
+  bin=$(dirname "$(command -v nvcc)")
+  { command -v cuobjdump >/dev/null || [ -x "$bin/cuobjdump" ]; } &&
+    { command -v nvdisasm >/dev/null || [ -x "$bin/nvdisasm" ]; } && return 0
+  [ -x build/_tools/bin/cuobjdump ] && [ -x build/_tools/bin/nvdisasm ] && return 0
+  local major tmp tool
   major=$(nvcc --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
   tmp=$(mktemp -d)
-  echo "== fetching cuobjdump (PyPI: nvidia-cuda-cuobjdump ${major}.*) for the SASS check"
-  if python3 -m pip download -q --no-deps -d "$tmp" "nvidia-cuda-cuobjdump==${major}.*" &&
-     python3 -m zipfile -e "$tmp"/*.whl "$tmp/unpacked"; then
-    mkdir -p build/_tools/bin
-    find "$tmp/unpacked" -type f -name cuobjdump -exec cp {} build/_tools/bin/ \;
-    chmod +x build/_tools/bin/cuobjdump 2>/dev/null || true
-  fi
+  echo "== fetching cuobjdump and nvdisasm (PyPI: nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm ${major}.*) for the SASS check"
+  mkdir -p build/_tools/bin
+  for tool in cuobjdump nvdisasm; do
+    if python3 -m pip download -q --no-deps -d "$tmp/$tool" "nvidia-cuda-${tool}==${major}.*" &&
+       python3 -m zipfile -e "$tmp/$tool"/*.whl "$tmp/$tool/unpacked"; then
+      find "$tmp/$tool/unpacked" -type f -name "$tool" -exec cp {} build/_tools/bin/ \;
+      chmod +x "build/_tools/bin/$tool" 2>/dev/null || true
+    fi
+  done
   rm -rf "$tmp"
-  [ -x build/_tools/bin/cuobjdump ] || echo "== no cuobjdump: the SASS check will skip"
+  [ -x build/_tools/bin/cuobjdump ] && [ -x build/_tools/bin/nvdisasm ] || echo "== no cuobjdump/nvdisasm: the SASS check will skip"
 }
 
 build() {
