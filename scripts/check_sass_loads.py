@@ -93,7 +93,10 @@ def load_depths(instructions):
 
 
 def kernels(cuobjdump, binary):
-    out = subprocess.run([cuobjdump, "-sass", binary], check=True, capture_output=True, text=True).stdout
+    run = subprocess.run([cuobjdump, "-sass", binary], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"{cuobjdump} -sass {binary} exited with {run.returncode}: {run.stderr.strip()[-400:]}")
+    out = run.stdout
     name, body = None, []
     for line in out.splitlines():
         m = re.search(r"Function : (\S+)", line)
@@ -170,7 +173,11 @@ def main():
               "$REDUCELAB_TOOLS_DIR); scripts/reducelab.sh fetches both from PyPI", file=sys.stderr)
         return 77
     os.environ["PATH"] = os.path.dirname(nvdisasm) + os.pathsep + os.environ.get("PATH", "")
-    found = list(kernels(cuobjdump, args.binary))
+    try:
+        found = list(kernels(cuobjdump, args.binary))
+    except RuntimeError as e:
+        print(f"check_sass_loads: {e}", file=sys.stderr)
+        return 2
     names = demangle([n for n, _ in found])
     checked, failed = 0, []
     for mangled, body in found:
