@@ -13,6 +13,9 @@
 //     segmented/grid/segment_carries.cuh, where a tile publishes a prefix only when the run starts in it, so the
 //     look-back always joins the same pieces in the same bracketing and the result is the same bits every run.
 //
+// There are more tiles than fit on the GPU at once; a tile waits only on lower tiles, which the hardware dispatches
+// first, so every wait ends (the assumption CUB's single-pass scans make too).
+//
 // A tile's outputs go through shared memory (keys at their heads, values at their tails, each in run order) and
 // leave in coalesced stores: at one element per run a thread's outputs are items_per_thread apart, and storing them
 // from the thread's own items would cost a memory transaction per value.
