@@ -90,7 +90,8 @@ __global__ void __launch_bounds__(Threads)
 
   KeyT k[Items];
   T v[Items];
-  typename storage_t::key_load(s.work.key_load).Load(keys + start, k, valid);
+  // Past n (the last tile), every key is the tile's last one: the caller's `equal` only ever sees real keys.
+  typename storage_t::key_load(s.work.key_load).Load(keys + start, k, valid, keys[start + valid - 1]);
   __syncthreads();
   typename storage_t::value_load(s.work.value_load).Load(values + start, v, valid);
   s.first_key[tid] = k[0];
