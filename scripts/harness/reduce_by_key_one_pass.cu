@@ -16,6 +16,7 @@
 // (random lengths 1..64) and -2 (random lengths 1..3000). Cold: a 256 MiB memset and read between samples; CUDA
 // events around each call; the median of SAMPLES after one unrecorded call, whose output (keys, values, count) is
 // checked against the host. % of peak counts keys and values in, the runs' keys and values out.
+#include "harness_common.cuh"
 #include "reducelab/segmented_reduce.cuh"
 
 #include <cub/device/device_reduce.cuh>
@@ -27,14 +28,6 @@
 #include <string>
 #include <vector>
 
-#define CHECK_CUDA(x)                                                                \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 #ifndef HARNESS_VALUE
 #define HARNESS_VALUE int
@@ -54,11 +47,7 @@ struct sum {
   }
 };
 
-__global__ void touch(const int4* p, std::size_t n, int* sink) {
-  int acc = 0;
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) acc ^= p[i].x;
-  if (acc == 0x7fffffff) *sink = acc;
-}
+using harness_common::touch;
 
 struct io {
   const key_t_* keys;
@@ -121,10 +110,7 @@ int main(int argc, char** argv) {
 
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  int mem_khz = 0, bus_bits = 0;
-  CHECK_CUDA(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0));
-  CHECK_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
-  const double peak_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8) / 1e9;
+  const double peak_gbps = harness_common::peak_gb_per_s();  // the report's peak: 2 x memory clock x bus width
   std::printf("%s, peak %.0f GB/s, n = %lld, value %zu bytes, key 4 bytes, %d samples\n", prop.name, peak_gbps, n,
               sizeof(value_t), samples);
 

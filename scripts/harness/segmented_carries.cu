@@ -29,6 +29,7 @@
 // segments of 8) and -2 (mixed lengths 0..3000). Cold: a 256 MiB memset and read between samples; CUDA events around
 // each call; the median of SAMPLES after one unrecorded call, whose output is checked against the host (rows that are
 // not segmented results are not checked; their % counts the segmented bytes, offsets included).
+#include "harness_common.cuh"
 #include "reducelab/reduce.cuh"
 #include "reducelab/segmented/block/block_segmented_scan.cuh"
 #include "reducelab/segmented_reduce.cuh"
@@ -42,14 +43,6 @@
 #include <string>
 #include <vector>
 
-#define CHECK_CUDA(x)                                                                \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 namespace harness {
 
@@ -396,13 +389,7 @@ void cub_sum(const value_t* in, const long long* offsets, long long S, value_t* 
   CHECK_CUDA(cub::DeviceSegmentedReduce::Sum(cub_temp, bytes, in, out, S, offsets, offsets + 1, stream));
 }
 
-__global__ void touch(const int4* p, std::size_t n, int* sink) {
-  int acc = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    acc ^= p[i].x;
-  if (acc == 0x7fffffff) *sink = acc;
-}
+using harness_common::touch;
 
 std::vector<long long> offsets_for(long long length, long long n) {
   std::vector<long long> o{0};
@@ -461,10 +448,7 @@ int main(int argc, char** argv) {
                                  {"tiles4x8", striped_probe<4, 8, 0>, false}};
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  int memory_khz = 0, bus_bits = 0;  // the report's peak: 2 x memory clock x bus width
-  CHECK_CUDA(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0));
-  CHECK_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
-  const double peak_gbps = 2.0 * memory_khz * 1e3 * (bus_bits / 8) / 1e9;
+  const double peak_gbps = harness_common::peak_gb_per_s();  // the report's peak: 2 x memory clock x bus width
   std::printf("device %s peak %.0f GB/s\n", prop.name, peak_gbps);
 
   std::vector<value_t> h(n);

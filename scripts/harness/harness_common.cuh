@@ -1,0 +1,41 @@
+// What the standalone segmented harnesses share (segmented_carries.cu, reduce_by_key_one_pass.cu): a CUDA check that
+// exits, the read that evicts the L2 between samples, and the device's theoretical peak as the reports compute it.
+// They build with `-I include` alone, outside the project's build, so they time with their own loop rather than
+// comparisons/timing (one_block_kernels.cu, which links the engine, shows the other way).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+
+#define CHECK_CUDA(x)                                                                \
+  do {                                                                               \
+    cudaError_t e_ = (x);                                                            \
+    if (e_ != cudaSuccess) {                                                         \
+      std::printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__); \
+      std::exit(1);                                                                  \
+    }                                                                                \
+  } while (0)
+
+namespace harness_common {
+
+/// Reads n vectors (after a memset of the same buffer, this leaves the L2 holding clean lines of it, not the input).
+__global__ void touch(const int4* p, std::size_t n, int* sink) {
+  int acc = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    acc ^= p[i].x;
+  if (acc == 0x7fffffff) *sink = acc;
+}
+
+/// 2 x memory clock x bus width of device 0, in GB/s (the reports' peak).
+inline double peak_gb_per_s() {
+  int memory_khz = 0, bus_bits = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0));
+  CHECK_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+  return 2.0 * memory_khz * 1e3 * (bus_bits / 8) / 1e9;
+}
+
+}  // namespace harness_common
