@@ -2,6 +2,10 @@
 // host result, async), awkward sizes and unaligned starts, struct and non-commutative value types, bitwise
 // reproducibility, and the refusals (null, host memory, counts beyond the address space, short workspace).
 #include "exact_test_functors.hpp"
+#include "functors/bit_xor.cuh"
+#include "functors/logical_or.cuh"
+#include "functors/maximum.cuh"
+#include "functors/plus.cuh"
 #include "gpu_test.hpp"
 #include "lab/core/device_buffer.hpp"
 #include "reducelab/reduce.cuh"
@@ -140,6 +144,46 @@ TEST(LibraryReduce, StructOfTwentyFourBytesTakesVectorAndScalarPaths) {
   auto* in = reinterpret_cast<six_u32*>(static_cast<char*>(raw.data()) + 4);
   CUDA_TRY(cudaMemcpy(in, host.data(), n * sizeof(six_u32), cudaMemcpyHostToDevice));
   EXPECT_TRUE(same(reducelab::reduce(static_cast<const six_u32*>(in), n, add6{}), host_reduce(host, 0, n, add6{})));
+}
+
+TEST(LibraryReduce, BlocksFoldingManyPassesAreExact) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // 2^25 int32 is more passes of threads x loads than the grid has blocks (kernels::block_vectors_partial deals them
+  // round robin), so every block folds several, the last one partial.
+  for (std::size_t offset : {0, 1}) {
+    expect_all_forms_exact<std::int32_t, add>((std::size_t{1} << 25) + 3, offset, 23 + offset);
+  }
+}
+
+TEST(LibraryReduce, BuiltinIntegerPairsTakeTheHardwareWarpReductionExactly) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // warp/warp_reduce_hardware.cuh: one REDUX instruction per warp for these (functor, int32) pairs.
+  namespace fn = reducelab::functors;
+  static_assert(reducelab::warp::hardware_path_for<fn::maximum, std::int32_t>() ==
+                reducelab::warp::hardware_path::redux_max);
+  for (std::size_t n : awkward_sizes) {
+    for (std::size_t offset : {0, 1}) {
+      expect_all_forms_exact<std::int32_t, fn::plus>(n, offset, 29 * n + offset);
+      expect_all_forms_exact<std::int32_t, fn::maximum>(n, offset, 31 * n + offset);
+      expect_all_forms_exact<std::int32_t, fn::bit_xor>(n, offset, 37 * n + offset);
+    }
+  }
+}
+
+TEST(LibraryReduce, LogicalOrOverBytesTakesTheVoteExactly) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  namespace fn = reducelab::functors;
+  static_assert(reducelab::warp::hardware_path_for<fn::logical_or, std::uint8_t>() ==
+                reducelab::warp::hardware_path::vote_any);
+  for (std::size_t n : awkward_sizes) {
+    // All zero, then one nonzero byte (not 1: the vote must still give 1) somewhere in the range.
+    std::vector<std::uint8_t> host(n, 0);
+    const thrust::device_vector<std::uint8_t> zeros(host.begin(), host.end());
+    EXPECT_EQ(reducelab::reduce(zeros, fn::logical_or{}), 0) << "n = " << n;
+    host[(n * 7) / 11] = 0x80;
+    const thrust::device_vector<std::uint8_t> one(host.begin(), host.end());
+    EXPECT_EQ(reducelab::reduce(one, fn::logical_or{}), 1) << "n = " << n;
+  }
 }
 
 TEST(LibraryReduce, FloatSumIsBitwiseReproducible) {

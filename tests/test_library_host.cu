@@ -1,7 +1,16 @@
 // CPU: the host-side arithmetic of reducelab::reduce — launch plans, workspace layout, the policy table, the
 // argument limits — all of which run without a GPU.
+#include "exact_test_functors.hpp"
+#include "functors/bit_and.cuh"
+#include "functors/logical_and.cuh"
+#include "functors/logical_or.cuh"
+#include "functors/maximum.cuh"
+#include "functors/minimum.cuh"
+#include "functors/multiplies.cuh"
+#include "functors/plus.cuh"
 #include "reducelab/detail/dispatch.cuh"
 #include "reducelab/tuning/select.hpp"
+#include "reducelab/warp/warp_reduce_hardware.cuh"
 
 #include <gtest/gtest.h>
 
@@ -92,6 +101,26 @@ TEST(LibraryPlan, WorkspaceHoldsOneTaggedPartialPerBlock) {
   EXPECT_EQ(alignof(reducelab::grid::tagged_partial<char>), 16u);
   EXPECT_EQ(rd::layout_bytes<double>(1056), 1056u * 16);
   EXPECT_EQ(rd::layout_bytes<double[3]>(1056), 1056u * 48);
+}
+
+TEST(LibraryWarp, HardwareReductionOnlyForExactBuiltinPairs) {
+  namespace fn = reducelab::functors;
+  using reducelab::warp::hardware_path;
+  using reducelab::warp::hardware_path_for;
+  EXPECT_EQ((hardware_path_for<fn::plus, std::int32_t>()), hardware_path::redux_add);
+  EXPECT_EQ((hardware_path_for<fn::plus, std::uint32_t>()), hardware_path::redux_add);
+  EXPECT_EQ((hardware_path_for<fn::maximum, std::int32_t>()), hardware_path::redux_max);
+  EXPECT_EQ((hardware_path_for<fn::minimum, std::uint32_t>()), hardware_path::redux_min);
+  EXPECT_EQ((hardware_path_for<fn::bit_and, std::int32_t>()), hardware_path::redux_and);
+  EXPECT_EQ((hardware_path_for<fn::logical_or, bool>()), hardware_path::vote_any);
+  EXPECT_EQ((hardware_path_for<fn::logical_and, std::uint8_t>()), hardware_path::vote_all);
+  // No instruction, or not the same result as the shuffle tree: floats (rounding, NaN), 64-bit integers, products.
+  EXPECT_EQ((hardware_path_for<fn::plus, float>()), hardware_path::shuffle);
+  EXPECT_EQ((hardware_path_for<fn::maximum, double>()), hardware_path::shuffle);
+  EXPECT_EQ((hardware_path_for<fn::plus, std::int64_t>()), hardware_path::shuffle);
+  EXPECT_EQ((hardware_path_for<fn::multiplies, std::int32_t>()), hardware_path::shuffle);
+  // A user functor never does, whatever it computes.
+  EXPECT_EQ((hardware_path_for<exact_test::add, std::int32_t>()), hardware_path::shuffle);
 }
 
 TEST(LibraryPlan, EpochsNeverRepeat) {

@@ -26,11 +26,14 @@ inline constexpr bool vector_holds_whole_values = vectorizable<T> && vector_byte
 template <class T>
 inline constexpr int values_per_vector = static_cast<int>(vector_bytes / sizeof(T));
 
-/// Fold vectors threadIdx.x, threadIdx.x + BlockThreads, ... below `count` (vector pointer, 16-byte aligned) into
-/// `running`, in this thread's own order. Every thread of the block may call it; each gets its own share.
+/// Fold this thread's share of `count` vectors (vector pointer, 16-byte aligned) into `running`, in its own order.
+/// The vectors go in passes of BlockThreads x VectorsPerThread; a block takes passes first_pass, first_pass +
+/// pass_stride, ... (one block: 0, 1, 2, ...; a grid of G blocks: block b takes b, b + G, ..., so the grid reads the
+/// input front to back together), and in a pass thread t reads vectors t, t + BlockThreads, ... (each load
+/// instruction of the block covers BlockThreads * 16 contiguous bytes). Every thread of the block may call it.
 template <int BlockThreads, int VectorsPerThread, class T, class OpT>
 __device__ __forceinline__ T fold_block_vectors(const uint4* __restrict__ vectors, std::size_t count, T running,
-                                                OpT op) {
+                                                OpT op, std::size_t first_pass = 0, std::size_t pass_stride = 1) {
   static_assert(vector_holds_whole_values<T>, "a thread folds whole values only");
   constexpr int per_vector = values_per_vector<T>;
   constexpr std::size_t pass = static_cast<std::size_t>(BlockThreads) * VectorsPerThread;
@@ -45,15 +48,15 @@ __device__ __forceinline__ T fold_block_vectors(const uint4* __restrict__ vector
   // pairs), so one load was in flight instead of VectorsPerThread, and 512x4 ran like 512x1 (7.17 against 4.77 us
   // for plus at 64 KiB, H100, retune-57c68b9-tune.json). scripts/check_sass_loads.py checks the schedule.
   const std::size_t whole = count - count % pass;
-  std::size_t base = 0;
-  for (; base < whole; base += pass) {
+  std::size_t base = first_pass * pass;
+  for (; base < whole; base += pass_stride * pass) {
     uint4 r[VectorsPerThread];
 #pragma unroll
     for (int j = 0; j < VectorsPerThread; ++j) r[j] = __ldg(vectors + base + j * BlockThreads + threadIdx.x);
 #pragma unroll
     for (int j = 0; j < VectorsPerThread; ++j) fold_vector(r[j]);
   }
-  if (base == count) return running;
+  if (base >= count) return running;  // past the end; otherwise base == whole: the partial last pass is this block's
   // The last, partial pass: each load reads an existing vector (an index past the end reads the last one again,
   // from cache), so every load is issued unconditionally and ahead of the folds, which skip the copies.
   uint4 r[VectorsPerThread];

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "reducelab/core/traits.hpp"
-#include "reducelab/warp/warp_reduce.cuh"
+#include "reducelab/warp/warp_reduce_hardware.cuh"
 
 #include <cuda/std/type_traits>
 
@@ -87,7 +87,7 @@ __device__ __forceinline__ T reduce_warp_tiles(const uint4* __restrict__ tiles, 
     T mine = x[0];
 #pragma unroll
     for (int k = 1; k < items; ++k) mine = op(mine, x[k]);
-    mine = warp::reduce_in_lane_order(mine, op);
+    mine = warp::reduce(mine, op);
     running = op(running, mine);  // lane 0 holds the tile's in-order result
   }
   return running;
@@ -116,7 +116,7 @@ __device__ __forceinline__ T append_partial_tile(T running, const T* tail, int c
     if (i < count) mine = op(mine, values[i]);
   }
   __syncwarp();
-  mine = warp::reduce_in_lane_order(mine, op);
+  mine = warp::reduce(mine, op);
   return op(running, mine);
 }
 

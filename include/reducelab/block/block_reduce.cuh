@@ -3,7 +3,7 @@
 #pragma once
 
 #include "reducelab/core/traits.hpp"
-#include "reducelab/warp/warp_reduce.cuh"
+#include "reducelab/warp/warp_reduce_hardware.cuh"
 
 namespace reducelab::block {
 
@@ -16,8 +16,9 @@ struct reduce_storage {
 };
 
 /// Combine the warps' values, held by lane 0 of each warp (the other lanes' values are ignored), in warp order:
-/// for callers whose warps have already reduced their lanes, so no warp repeats a shuffle tree. The result is
-/// valid in thread 0 only; the storage is free for reuse only after a __syncthreads() by the caller.
+/// for callers whose warps have already reduced their lanes, so no warp repeats a shuffle tree. The warps' values
+/// are joined by warp::reduce (one instruction for the exact built-in pairs, warp/warp_reduce_hardware.cuh). The
+/// result is valid in thread 0 only; the storage is free for reuse only after a __syncthreads() by the caller.
 template <int BlockThreads, class T, class OpT>
 __device__ __forceinline__ T combine_warp_leaders(T value, OpT op, reduce_storage<T, BlockThreads>& storage) {
   constexpr int warps = BlockThreads / warp::threads_per_warp;
@@ -30,7 +31,7 @@ __device__ __forceinline__ T combine_warp_leaders(T value, OpT op, reduce_storag
     __syncthreads();
     if (warp_id == 0) {
       value = lane < warps ? storage.warp_results[lane] : identity_of<OpT, T>();
-      value = warp::reduce_in_lane_order(value, op);
+      value = warp::reduce(value, op);
     }
     return value;
   }

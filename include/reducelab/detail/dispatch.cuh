@@ -94,6 +94,15 @@ std::size_t workspace_bytes_for(std::size_t n, const device_properties& dev) {
   return layout_bytes<T>(grid_cap<PolicyT, OpT, T>(dev));
 }
 
+/// Blocks for `tiles` warp tiles: at least one tile per warp before another block is worth its launch, no more
+/// blocks than the cap, and as few as give every block the same whole number of tiles (the last block fewer).
+inline std::size_t plan_grid(std::size_t tiles, std::size_t warps, std::size_t cap) {
+  std::size_t g = (tiles + warps - 1) / warps;
+  g = g < 1 ? 1 : g > cap ? cap : g;
+  const std::size_t per_block = (tiles + g - 1) / g;
+  return per_block == 0 ? 1 : (tiles + per_block - 1) / per_block;
+}
+
 /// Split n values over at most `cap` blocks of BlockThreads threads.
 template <int BlockThreads, int VectorsPerThread, class T>
 kernels::single_pass_plan make_plan(const T* in, std::size_t n, std::size_t cap, unsigned& grid) {
@@ -115,11 +124,8 @@ kernels::single_pass_plan make_plan(const T* in, std::size_t n, std::size_t cap,
   constexpr std::size_t tile = agent::tile_items<T, VectorsPerThread>;
   p.head = static_cast<std::size_t>(head) < n ? static_cast<std::size_t>(head) : n;
   p.tiles = (n - p.head) / tile;
-  // At least one tile per warp before another block is worth its launch; no more blocks than the cap.
-  std::size_t g = (p.tiles + warps - 1) / warps;
-  g = g < 1 ? 1 : g > cap ? cap : g;
-  p.tiles_per_block = (p.tiles + g - 1) / g;
-  grid = static_cast<unsigned>(p.tiles_per_block == 0 ? 1 : (p.tiles + p.tiles_per_block - 1) / p.tiles_per_block);
+  grid = static_cast<unsigned>(plan_grid(p.tiles, warps, cap));
+  p.tiles_per_block = (p.tiles + grid - 1) / grid;
   return p;
 }
 
@@ -188,14 +194,21 @@ std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
   const std::size_t scalar_depth = n / grid / 32 + 64;
   const std::size_t vector_depth = lane_items + 5 + per_warp + 10;
   std::size_t depth = (vector_depth > scalar_depth ? vector_depth : scalar_depth) + partials_depth + tail_depth + 2;
-  if constexpr (kernels::one_block_folds_directly<OpT, T>) {
-    if (single) {  // kernels/one_block.cuh: a thread's vectors, its head and tail values, the warp and block trees
-      constexpr std::size_t per_vector = agent::values_per_vector<T>;
-      const std::size_t per_pass = static_cast<std::size_t>(threads) * PolicyT::single_block_vectors;
-      const std::size_t passes = n / per_vector / per_pass + 1;
-      const std::size_t direct = passes * PolicyT::single_block_vectors * per_vector + 2 + 5 + 5 + 2;
-      if (direct > depth) depth = direct;
-    }
+  if constexpr (kernels::folds_directly<OpT, T>) {
+    // kernels::block_vectors_partial: a thread's vectors (its block's share of the passes), its head and tail
+    // values, the warp and block trees; then, with several blocks, the last block's pass over the partials. The
+    // grid is taken at a lower bound: plan_grid gives at least half its first guess (fewer tiles per block than
+    // warps, or the cap), and the head moves the tile count by at most one.
+    constexpr std::size_t per_vector = agent::values_per_vector<T>;
+    const int vectors_per_thread = single ? PolicyT::single_block_vectors : PolicyT::vectors_per_thread;
+    const std::size_t per_pass = static_cast<std::size_t>(threads) * static_cast<std::size_t>(vectors_per_thread);
+    const std::size_t passes = n / per_vector / per_pass + 1;
+    const std::size_t fewest_tiles = n > 16 ? (n - 16) / tile : 0;
+    const std::size_t first_guess = (fewest_tiles + warps - 1) / warps < cap ? (fewest_tiles + warps - 1) / warps : cap;
+    const std::size_t blocks = single || first_guess < 2 ? 1 : first_guess / 2;
+    const std::size_t direct = (passes / blocks + 1) * static_cast<std::size_t>(vectors_per_thread) * per_vector + 2 +
+                               5 + 5 + (single ? 0 : partials_depth) + 2;
+    if (direct > depth) depth = direct;
   }
   return depth;
 }

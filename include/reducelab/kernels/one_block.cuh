@@ -6,7 +6,8 @@
 //
 // A commutative functor over values that tile a 16-byte vector exactly (1, 2, 4, 8, 16 bytes) is folded directly:
 // each thread folds its own vectors (agent/block_vectors.cuh), which the same harness timed at 4.10 µs; the head
-// and the tail (fewer than one vector's worth of values each) are folded by the first threads. Any other functor
+// and the tail (fewer than one vector's worth of values each) are folded by the first threads (block_vectors_partial,
+// which single_pass's blocks run too, each on its passes). Any other functor
 // or value type reads the warp tiles in input order (single_pass.cuh, block_tiles_partial), as one block of
 // single_pass does. Either way the combine order is fixed, so the result is the same bits every run.
 //
@@ -17,15 +18,11 @@
 #include "reducelab/block/block_reduce.cuh"
 #include "reducelab/core/traits.hpp"
 #include "reducelab/kernels/single_pass.cuh"
-#include "reducelab/warp/warp_reduce.cuh"
+#include "reducelab/warp/warp_reduce_hardware.cuh"
 
 #include <cstddef>
 
 namespace reducelab::kernels {
-
-/// Whether the one-block kernel folds each thread's vectors directly (see the file comment).
-template <class OpT, class T>
-inline constexpr bool one_block_folds_directly = is_commutative_v<OpT> && agent::vector_holds_whole_values<T>;
 
 /// One block reduces [in, in + plan.n) into *out. `plan` is a vector plan for one block (detail/dispatch.cuh,
 /// make_plan with a cap of 1): plan.scalar is false.
@@ -37,23 +34,12 @@ __global__ void __launch_bounds__(BlockThreads)
   // The direct fold needs only the warps' partials; the in-order path stages its tiles. Declaring the stage for both
   // gave the 4-byte one-block kernel 36 KiB of static shared memory it never touched.
   constexpr std::size_t raw_bytes =
-      one_block_folds_directly<OpT, T> ? sizeof(block::reduce_storage<T, BlockThreads>) : storage_t::bytes;
+      folds_directly<OpT, T> ? sizeof(block::reduce_storage<T, BlockThreads>) : storage_t::bytes;
   __shared__ alignas(16) unsigned char raw[raw_bytes];
   T partial = identity_of<OpT, T>();
-  if constexpr (one_block_folds_directly<OpT, T>) {
-    constexpr std::size_t per_vector = agent::values_per_vector<T>;
-    static_assert(per_vector <= BlockThreads, "the first threads take the head and the tail");
-    const std::size_t vectors = (plan.n - plan.head) / per_vector;
-    const std::size_t body_end = plan.head + vectors * per_vector;
-    // Thread t takes head value t and tail value t (each fewer than per_vector): issued first, used last.
-    T edge = identity_of<OpT, T>();
-    if (threadIdx.x < plan.head) edge = in[threadIdx.x];
-    if (threadIdx.x < plan.n - body_end) edge = op(edge, in[body_end + threadIdx.x]);
-    T mine = agent::fold_block_vectors<BlockThreads, VectorsPerThread>(
-        reinterpret_cast<const uint4*>(in + plan.head), vectors, identity_of<OpT, T>(), op);
-    mine = warp::reduce_in_lane_order(op(mine, edge), op);
+  if constexpr (folds_directly<OpT, T>) {
     auto& reduce = *reinterpret_cast<block::reduce_storage<T, BlockThreads>*>(raw);
-    partial = block::combine_warp_leaders<BlockThreads>(mine, op, reduce);
+    partial = block_vectors_partial<BlockThreads, VectorsPerThread>(in, plan, 0, 1, true, true, op, reduce);
   } else {
     constexpr int warps = storage_t::warps;
     const std::size_t warp_id = threadIdx.x / 32;

@@ -10,7 +10,8 @@
 // as 16-byte words tagged with this launch's epoch (grid/tagged_partials.cuh): no fence, no second load, and
 // nothing cleared before the launch. Only the last block waits, on blocks scheduled before it, so the wait ends.
 //
-// A commutative functor with more than one block deals the tiles round robin instead: warp w of the grid
+// A commutative functor with more than one block deals the tiles round robin instead (only values that do not tile
+// a 16-byte vector still read tiles, see the next paragraph): warp w of the grid
 // (block * warps + warp) folds tiles w, w + W, w + 2W, ... (W warps in all), so that the grid reads the input front
 // to back together rather than as one stream per warp. Same run on the H100 and on the H200 (a scratch A/B with the
 // project's timing engine, 15 rounds): 0-10 % faster, never slower, from 2^14 to 2^26 values for plus/int32,
@@ -21,17 +22,25 @@
 // (agent::reduce_warp_tiles): a second loop cost plus/double 2 registers (42 instead of 40), which left room for
 // 2 blocks of 512 per SM instead of 3, and made it 5 % slower than CUB at 2^26-2^28 on the H200.
 //
+// A commutative functor over values that tile a 16-byte vector (folds_directly below: 1, 2, 4, 8, 16 bytes) reads no
+// warp tiles at all: each thread folds its own vectors (agent/block_vectors.cuh), the block's passes of threads x
+// loads dealt round robin over the blocks, with no transpose through shared memory and one warp tree per thread
+// rather than one per tile; block 0's first threads take the head and the last block's the tail (fewer than a
+// vector's worth each). The one-block kernel folds the same way. The combine order is still fixed by the indices.
+//
 // With one block (gridDim.x == 1) there is nothing to publish and no workspace. The one-block path launches
 // kernels/one_block.cuh instead, except for scalar plans, which come here with one block.
 // When the body cannot be read in vectors (a value type too large, or a pointer whose values never meet a
 // 16-byte boundary) the plan is "scalar": block b reduces items [b*items_per_block, ...) one value at a time.
 #pragma once
 
+#include "reducelab/agent/block_vectors.cuh"
 #include "reducelab/agent/warp_tiles.cuh"
 #include "reducelab/block/block_reduce.cuh"
 #include "reducelab/block/block_reduce_range.cuh"
 #include "reducelab/core/traits.hpp"
 #include "reducelab/grid/tagged_partials.cuh"
+#include "reducelab/warp/warp_reduce_hardware.cuh"
 
 #include <cstddef>
 
@@ -71,6 +80,18 @@ struct single_pass_storage {
   static constexpr std::size_t bytes = stage_bytes > sizeof(range_t) ? stage_bytes : sizeof(range_t);
 };
 
+/// Whether a functor's vectors are folded thread by thread (agent/block_vectors.cuh) instead of read as warp tiles
+/// in input order: a commutative functor over values that tile a 16-byte vector exactly (1, 2, 4, 8, 16 bytes).
+template <class OpT, class T>
+inline constexpr bool folds_directly = is_commutative_v<OpT> && agent::vector_holds_whole_values<T>;
+
+/// Shared memory of a kernel over BlockThreads x VectorsPerThread: the warps' tile stages where tiles are read, and
+/// the range storage (the last block's pass over the partials, scalar plans), never live together.
+template <int BlockThreads, int VectorsPerThread, class OpT, class T>
+inline constexpr std::size_t raw_storage_bytes =
+    folds_directly<OpT, T> ? sizeof(typename single_pass_storage<BlockThreads, VectorsPerThread, T>::range_t)
+                           : single_pass_storage<BlockThreads, VectorsPerThread, T>::bytes;
+
 template <class T, class OpT>
 __device__ __forceinline__ T fold_values(T acc, const T* in, std::size_t begin, std::size_t end, OpT op) {
   for (std::size_t i = begin; i < end; ++i) acc = op(acc, in[i]);
@@ -107,6 +128,28 @@ __device__ __forceinline__ T block_tiles_partial(const T* __restrict__ in, const
   return partial;
 }
 
+/// A block's share of the direct fold (folds_directly): the vectors of passes first_pass, first_pass + pass_stride,
+/// ... (agent/block_vectors.cuh); the first block's first threads take the head values and the last block's the
+/// tail values (fewer than a vector's worth each, issued first, used last); then the warps and the block combine.
+/// The result is valid in thread 0. Every thread of the block must call it.
+template <int BlockThreads, int VectorsPerThread, class OpT, class T>
+__device__ __forceinline__ T block_vectors_partial(const T* __restrict__ in, const single_pass_plan& plan,
+                                                   std::size_t first_pass, std::size_t pass_stride, bool first_block,
+                                                   bool last_block, OpT op,
+                                                   block::reduce_storage<T, BlockThreads>& storage) {
+  constexpr std::size_t per_vector = agent::values_per_vector<T>;
+  static_assert(per_vector <= BlockThreads, "the first threads take the head and the tail");
+  const std::size_t vectors = (plan.n - plan.head) / per_vector;
+  const std::size_t body_end = plan.head + vectors * per_vector;
+  T edge = identity_of<OpT, T>();
+  if (first_block && threadIdx.x < plan.head) edge = in[threadIdx.x];
+  if (last_block && threadIdx.x < plan.n - body_end) edge = op(edge, in[body_end + threadIdx.x]);
+  T mine = agent::fold_block_vectors<BlockThreads, VectorsPerThread>(
+      reinterpret_cast<const uint4*>(in + plan.head), vectors, identity_of<OpT, T>(), op, first_pass, pass_stride);
+  mine = warp::reduce(op(mine, edge), op);
+  return block::combine_warp_leaders<BlockThreads>(mine, op, storage);
+}
+
 template <int BlockThreads, int VectorsPerThread, class OpT, class T>
 __global__ void __launch_bounds__(BlockThreads)
     single_pass(const T* __restrict__ in, single_pass_plan plan, T* out, grid::tagged_partial<T>* partials,
@@ -114,14 +157,18 @@ __global__ void __launch_bounds__(BlockThreads)
   using storage_t = single_pass_storage<BlockThreads, VectorsPerThread, T>;
   using range_t = typename storage_t::range_t;
   // The tile stage and the range storage are never live together: one raw buffer serves both.
-  __shared__ alignas(16) unsigned char raw[storage_t::bytes];
+  __shared__ alignas(16) unsigned char raw[raw_storage_bytes<BlockThreads, VectorsPerThread, OpT, T>];
   range_t& range = *reinterpret_cast<range_t*>(raw);
 
   const unsigned block = blockIdx.x;
   const bool last = block == gridDim.x - 1;
   // This block's partial, valid in thread 0.
   T partial = identity_of<OpT, T>();
-  if constexpr (agent::vectorizable<T>) {
+  if constexpr (folds_directly<OpT, T>) {
+    if (!plan.scalar)  // passes dealt round robin over the blocks
+      partial = block_vectors_partial<BlockThreads, VectorsPerThread>(in, plan, block, gridDim.x, block == 0, last, op,
+                                                                       range.reduce);
+  } else if constexpr (agent::vectorizable<T>) {
     if (!plan.scalar) {
       constexpr int warps = storage_t::warps;
       const int warp_id = threadIdx.x / 32;

@@ -31,15 +31,15 @@ struct hardware_warp_reduce : grid_stride_two_launch_step<hardware_warp_reduce> 
   /// fall back to shuffles when compiled for an older architecture.
   template <class OpT, class T>
   static constexpr const char* warp_path() {
-    switch (kernels::warp_reduce_path_for<OpT, T>()) {
-      case kernels::warp_reduce_path::redux_add: return "__reduce_add_sync";
-      case kernels::warp_reduce_path::redux_min: return "__reduce_min_sync";
-      case kernels::warp_reduce_path::redux_max: return "__reduce_max_sync";
-      case kernels::warp_reduce_path::redux_and: return "__reduce_and_sync";
-      case kernels::warp_reduce_path::redux_or: return "__reduce_or_sync";
-      case kernels::warp_reduce_path::redux_xor: return "__reduce_xor_sync";
-      case kernels::warp_reduce_path::vote_all: return "__all_sync";
-      case kernels::warp_reduce_path::vote_any: return "__any_sync";
+    switch (warp::hardware_path_for<OpT, T>()) {
+      case warp::hardware_path::redux_add: return "__reduce_add_sync";
+      case warp::hardware_path::redux_min: return "__reduce_min_sync";
+      case warp::hardware_path::redux_max: return "__reduce_max_sync";
+      case warp::hardware_path::redux_and: return "__reduce_and_sync";
+      case warp::hardware_path::redux_or: return "__reduce_or_sync";
+      case warp::hardware_path::redux_xor: return "__reduce_xor_sync";
+      case warp::hardware_path::vote_all: return "__all_sync";
+      case warp::hardware_path::vote_any: return "__any_sync";
       default: return "shuffle";
     }
   }
