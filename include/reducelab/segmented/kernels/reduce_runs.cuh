@@ -4,9 +4,8 @@
 // the run heads into an offsets array, gathered the keys, then ran the segmented pass over the offsets: at one
 // element per run it moved about 2.5x the bytes CUB does).
 //
-// Two things cross tiles, both through one look-back over the earlier tiles' published words (grid/tagged_partials.cuh:
-// nothing cleared between launches, the launch's epoch in every word; grid::look_back_both reads both arrays in the
-// same rounds):
+// Two things cross tiles, each through a look-back over the earlier tiles' published words (grid/tagged_partials.cuh:
+// nothing cleared between launches, the launch's epoch in every word):
 //   - the run count before the tile, which gives the runs' output positions: an integer sum, so every tile publishes
 //     its own count at once and its inclusive count once it knows it (as CUB's scans do), and whichever a later
 //     look-back finds, the sum is the same;
@@ -56,7 +55,8 @@ struct run_tile_storage {
     typename value_load::TempStorage value_load;
     typename count_scan::TempStorage count_scan;
     block::scan_storage<T, Threads> value_scan;
-    grid::look_back_both_storage<long long, T, Threads> look_back;
+    ::reducelab::block::reduce_storage<long long, Threads> count_look_back;
+    ::reducelab::block::reduce_storage<T, Threads> value_look_back;
     struct {
       KeyT keys[tile];  // the keys of the runs that start in the tile, in run order
       T values[tile];   // the values of the runs that end in the tile, in run order
@@ -152,21 +152,23 @@ __global__ void __launch_bounds__(Threads)
     }
     grid::publish_carry(carries, b, total.value, total.closed);
   }
-  // The run count before the tile (every tile but the first) and, if the run in progress at the tile's start ends
-  // here, what earlier tiles hold of it: one walk back over the earlier tiles for both (grid::look_back_both).
-  const bool carried = !starts_with_head && (total.closed || ends_with_tail);
   long long runs_before = 0;
-  T carry_in = identity_of<OpT, T>();
   if (b > 0) {
-    const auto before =
-        grid::look_back_both<Threads>(counts, count_sum{}, true, carries, op, carried, b, s.work.look_back);
+    runs_before = grid::look_back<Threads>(counts, b, count_sum{}, s.work.count_look_back);
     if (tid == 0) {
-      s.runs_before = before.a;
-      s.carry_in = before.b;
-      ::reducelab::grid::publish(counts.prefixes + b, before.a + tile_heads, counts.epoch);
+      s.runs_before = runs_before;
+      ::reducelab::grid::publish(counts.prefixes + b, runs_before + tile_heads, counts.epoch);
     }
     __syncthreads();
     runs_before = s.runs_before;
+  }
+  // The run in progress at the tile's start needs the earlier tiles' part only if it ends here.
+  const bool carried = !starts_with_head && (total.closed || ends_with_tail);
+  T carry_in = identity_of<OpT, T>();
+  if (carried) {
+    carry_in = grid::look_back<Threads>(carries, b, op, s.work.value_look_back);
+    if (tid == 0) s.carry_in = carry_in;
+    __syncthreads();
     carry_in = s.carry_in;
   }
 
