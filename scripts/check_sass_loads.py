@@ -15,9 +15,9 @@ kernel with V = 1 has nothing to check. Edges (a last partial pass, a head) make
 
   python3 scripts/check_sass_loads.py build/reducelab [--check REGEX] [--vectors-arg N] [--list [--kernel REGEX]]
 
---check REGEX: the demangled kernels that must keep their loads in flight (default: the one-block kernels of
-reducelab::reduce that fold vectors directly: commutative built-in functors over 1-16 byte values); the script
-exits 1 naming each one that does not, 2 if none matched. --list prints every kernel with its 16-byte loads'
+--check REGEX: the demangled kernels that must keep their loads in flight (default: the kernels of
+reducelab::reduce that fold vectors directly, one block or many: commutative built-in functors over 1-16 byte
+values); the script exits 1 naming each one that does not, 2 if none matched. --list prints every kernel with its 16-byte loads'
 depths. cuobjdump and the nvdisasm it runs come from $CUOBJDUMP / $NVDISASM, PATH, the CUDA Toolkit, or
 $REDUCELAB_TOOLS_DIR (where scripts/reducelab.sh puts the ones it fetches from PyPI); without them the script exits
 77, which CTest reports as a skip.
@@ -29,9 +29,10 @@ import shutil
 import subprocess
 import sys
 
-# The one-block kernels whose commutative functor folds whole vectors (kernels/one_block.cuh): the built-in
-# commutative functors over arithmetic values. The others take the warp tiles, whose edges make batches uneven.
-DEFAULT_CHECK = (r"^void reducelab::kernels::one_block<\d+, \d+, reducelab::functors::"
+# The kernels whose commutative functor folds whole vectors (kernels/one_block.cuh, and kernels/single_pass.cuh's
+# blocks, each on its passes): the built-in commutative functors over arithmetic values. The others take the warp
+# tiles, whose edges make batches uneven.
+DEFAULT_CHECK = (r"^void reducelab::kernels::(one_block|single_pass)<\d+, \d+, reducelab::functors::"
                  r"(plus|maximum|minimum|multiplies|bit_and|bit_or|bit_xor|logical_and|logical_or), "
                  r"(bool|char|signed char|unsigned char|short|unsigned short|int|unsigned int|long|unsigned long|"
                  r"float|double)>")
