@@ -123,19 +123,6 @@ TEST(LibraryWarp, HardwareReductionOnlyForExactBuiltinPairs) {
   EXPECT_EQ((hardware_path_for<exact_test::add, std::int32_t>()), hardware_path::shuffle);
 }
 
-TEST(LibraryWarp, TreeOverTheWarpsTakesThePowerOfTwoAtOrAboveTheirCount) {
-  // block::combine_warp_leaders runs log2 of this many shuffle rounds over its warps' values.
-  using reducelab::warp::lanes_for;
-  EXPECT_EQ(lanes_for(1), 1);
-  EXPECT_EQ(lanes_for(2), 2);
-  EXPECT_EQ(lanes_for(3), 4);
-  EXPECT_EQ(lanes_for(8), 8);
-  EXPECT_EQ(lanes_for(9), 16);
-  EXPECT_EQ(lanes_for(16), 16);
-  EXPECT_EQ(lanes_for(17), 32);
-  EXPECT_EQ(lanes_for(32), 32);
-}
-
 TEST(LibraryPlan, EpochsNeverRepeat) {
   std::set<unsigned long long> seen;
   for (int i = 0; i < 1000; ++i) EXPECT_TRUE(seen.insert(rd::next_epoch()).second);

@@ -31,7 +31,7 @@ __device__ __forceinline__ T combine_warp_leaders(T value, OpT op, reduce_storag
     __syncthreads();
     if (warp_id == 0) {
       value = lane < warps ? storage.warp_results[lane] : identity_of<OpT, T>();
-      value = warp::reduce<warp::lanes_for(warps)>(value, op);  // only the first `warps` lanes hold values
+      value = warp::reduce(value, op);
     }
     return value;
   }

@@ -207,24 +207,10 @@ __global__ void __launch_bounds__(BlockThreads)
     return;
   }
 
-  // The last block: thread t folds the partials of blocks [t*k, t*k + k) in order as they are published, the
-  // threads combine in thread order, and the block's own partial comes last. Up to 128 other blocks (every grid up
-  // to 2^20 4-byte values under the sm90 policies) warp 0 does it alone, k = ceil((G-1)/32) <= 4 partials a lane
-  // (one batch of loads), and one warp tree ends it: the block-wide way below adds a barrier and a second tree over
-  // the warps, on the critical path of every small reduction.
-  const unsigned others = gridDim.x - 1;
-  if (others <= 4 * warp::threads_per_warp) {
-    if (threadIdx.x < warp::threads_per_warp) {
-      const unsigned k = (others + warp::threads_per_warp - 1) / warp::threads_per_warp;
-      const unsigned b_first = threadIdx.x * k < others ? threadIdx.x * k : others;
-      const unsigned b_last = b_first + k < others ? b_first + k : others;
-      const T mine = grid::fold_published<4>(identity_of<OpT, T>(), partials, b_first, b_last, epoch, op);
-      const T earlier = warp::reduce(mine, op);
-      if (threadIdx.x == 0) write_result(out, op(earlier, partial), plan);
-    }
-    return;
-  }
+  // The last block: thread t folds the partials of blocks [t*k, t*k + k) (k = ceil((G-1)/threads)) in order as
+  // they are published, the block combines the threads in thread order, and its own partial comes last.
   __syncthreads();  // `raw` is free again
+  const unsigned others = gridDim.x - 1;
   const unsigned k = (others + BlockThreads - 1) / BlockThreads;
   const unsigned b_first = threadIdx.x * k < others ? threadIdx.x * k : others;
   const unsigned b_last = b_first + k < others ? b_first + k : others;

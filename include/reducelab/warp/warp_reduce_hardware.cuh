@@ -57,10 +57,9 @@ constexpr hardware_path hardware_path_for() {
   }
 }
 
-/// Combine the values of lanes 0 .. Lanes-1 (by default the whole warp): the hardware path where (OpT, T) has one
-/// (it reads all 32 lanes, so the others must hold the identity), else reduce_in_lane_order<Lanes>. Valid in lane 0
-/// (in every lane on the hardware paths). All lanes must call it.
-template <int Lanes = threads_per_warp, class T, class OpT>
+/// Combine the 32 lanes' values: the hardware path where (OpT, T) has one, else reduce_in_lane_order. Valid in
+/// lane 0 (in every lane on the hardware paths). All lanes must call it.
+template <class T, class OpT>
 __device__ __forceinline__ T reduce(T value, OpT op) {
   constexpr hardware_path path = hardware_path_for<OpT, T>();
   if constexpr (path == hardware_path::vote_all) {
@@ -68,7 +67,7 @@ __device__ __forceinline__ T reduce(T value, OpT op) {
   } else if constexpr (path == hardware_path::vote_any) {
     return static_cast<T>(__any_sync(full_mask, value != 0) != 0);
   } else if constexpr (path == hardware_path::shuffle) {
-    return reduce_in_lane_order<Lanes>(value, op);
+    return reduce_in_lane_order(value, op);
   } else {
     // int32 is `int`, uint32 `unsigned`: the add/min/max intrinsics have both overloads (min/max must keep the
     // signedness), and/or/xor only the unsigned one, which gives the same bits for int.
@@ -88,7 +87,7 @@ __device__ __forceinline__ T reduce(T value, OpT op) {
         } else {
           return static_cast<T>(__reduce_xor_sync(full_mask, static_cast<word>(value)));
         }),
-        (return reduce_in_lane_order<Lanes>(value, op);))
+        (return reduce_in_lane_order(value, op);))
   }
 }
 
