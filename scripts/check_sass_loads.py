@@ -6,21 +6,22 @@ only does so if ptxas schedules it that way, and ptxas once did not: for cuda::m
 between two loads, so one load was in flight instead of four and the one-block path ran 1.5x slower. Nothing on a
 CPU sees that except the machine code, so this reads it.
 
-For each 16-byte global load (LDG.E.128) the script counts the 16-byte loads issued from it up to the first
-instruction that reads its registers, itself included (its "depth"), in address order. A run of V loads issued
-back to back has depths V, V-1, ..., 1: a "batch" (a load of depth 1 ends one). Loads issued one at a time (each
-used before the next is issued) are batches of one. A checked kernel passes when at least half of its 16-byte
-loads are in batches of at least V, its loads per thread, read from its template arguments (--vectors-arg); a
-kernel with V = 1 has nothing to check. Edges (a last partial pass, a head) make small batches, hence "half".
+For each 16-byte global load (LDG.E.128, less the .STRONG ones: those poll other blocks' published partials) the
+script counts the 16-byte loads issued from it up to the first instruction that reads its registers, itself included
+(its "depth"), in address order. A run of V loads issued back to back has depths V, V-1, ..., 1: a "batch" (a load of
+depth 1 ends one). Loads issued one at a time (each used before the next is issued) are batches of one. A checked
+kernel passes when at least half of its 16-byte loads are in batches of at least V, its loads per thread, read from
+its template arguments (--vectors-arg); a kernel with V = 1 has nothing to check. Edges (a last partial pass, a head)
+make small batches, hence "half".
 
   python3 scripts/check_sass_loads.py build/reducelab [--check REGEX] [--vectors-arg N] [--list [--kernel REGEX]]
 
---check REGEX: the demangled kernels that must keep their loads in flight (default: the kernels of
-reducelab::reduce that fold vectors directly, one block or many: commutative built-in functors over 1-16 byte
-values); the script exits 1 naming each one that does not, 2 if none matched. --list prints every kernel with its 16-byte loads'
-depths. cuobjdump and the nvdisasm it runs come from $CUOBJDUMP / $NVDISASM, PATH, the CUDA Toolkit, or
-$REDUCELAB_TOOLS_DIR (where scripts/reducelab.sh puts the ones it fetches from PyPI); without them the script exits
-77, which CTest reports as a skip.
+--check REGEX: the demangled kernels that must keep their loads in flight (default: the kernels of reducelab::reduce
+that fold vectors directly, one block or many: commutative built-in functors over 1-16 byte values); the script exits
+1 naming each one that does not, 2 if none matched. --list prints every kernel with its 16-byte loads' depths.
+cuobjdump and the nvdisasm it runs come from $CUOBJDUMP / $NVDISASM, PATH, the CUDA Toolkit, or $REDUCELAB_TOOLS_DIR
+(where scripts/reducelab.sh puts the ones it fetches from PyPI); without them the script exits 77, which CTest
+reports as a skip.
 """
 import argparse
 import os
@@ -83,7 +84,10 @@ def load_depths(instructions):
             else:
                 still.append(entry)
         pending = still
-        if opcode.startswith("LDG") and ".128" in opcode:
+        # .STRONG loads are the last block's polls of the other blocks' published partials (ld.relaxed.gpu,
+        # grid/tagged_partials.cuh), not the fold's: counting them made a kernel whose fold was fine fail (6fffa1c,
+        # results/NVIDIA_H100_80GB_HBM3-lib/last-block-warp-fold.txt).
+        if opcode.startswith("LDG") and ".128" in opcode and ".STRONG" not in opcode:
             for entry in pending:
                 entry[2] += 1
             depths.append(None)
