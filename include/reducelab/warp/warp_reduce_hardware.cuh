@@ -34,7 +34,7 @@ enum class hardware_path {
 
 /// Which path (OpT, T) takes (shuffle: none of the hardware ones).
 template <class OpT, class T>
-constexpr hardware_path hardware_path_for() {
+constexpr __host__ __device__ hardware_path hardware_path_for() {
   constexpr builtin_op kind = builtin_kind_v<OpT>;
   constexpr bool word32 = cuda::std::is_same_v<T, cuda::std::int32_t> || cuda::std::is_same_v<T, cuda::std::uint32_t>;
   constexpr bool flag = cuda::std::is_same_v<T, bool> || cuda::std::is_same_v<T, cuda::std::uint8_t>;
