@@ -209,8 +209,25 @@ __global__ void __launch_bounds__(BlockThreads)
 
   // The last block: thread t folds the partials of blocks [t*k, t*k + k) (k = ceil((G-1)/threads)) in order as
   // they are published, the block combines the threads in thread order, and its own partial comes last.
-  __syncthreads();  // `raw` is free again
   const unsigned others = gridDim.x - 1;
+  if constexpr (folds_directly<OpT, T>) {
+    // At most 32 other blocks (2^16-2^18 4-byte values, 2^14-2^16 8-byte ones, under the sm90 policies): warp 0
+    // alone, one partial a lane, then one warp tree, rather than a barrier and a tree over the block's warps. Same
+    // call on the H100: 1-10 % faster there (results/NVIDIA_H100_80GB_HBM3-lib/last-block-warp-fold.txt). Not with
+    // more blocks (four partials a lane were 10-16 % slower), and not in the warp-tile kernel, whose tile loop ptxas
+    // then scheduled with fewer loads in flight.
+    if (others <= warp::threads_per_warp) {
+      if (threadIdx.x < warp::threads_per_warp) {
+        const unsigned b_first = threadIdx.x < others ? threadIdx.x : others;
+        const unsigned b_last = b_first + 1 < others ? b_first + 1 : others;
+        const T mine = grid::fold_published<4>(identity_of<OpT, T>(), partials, b_first, b_last, epoch, op);
+        const T earlier = warp::reduce(mine, op);
+        if (threadIdx.x == 0) write_result(out, op(earlier, partial), plan);
+      }
+      return;
+    }
+  }
+  __syncthreads();  // `raw` is free again
   const unsigned k = (others + BlockThreads - 1) / BlockThreads;
   const unsigned b_first = threadIdx.x * k < others ? threadIdx.x * k : others;
   const unsigned b_last = b_first + k < others ? b_first + k : others;
