@@ -212,10 +212,10 @@ __global__ void __launch_bounds__(BlockThreads)
   const unsigned others = gridDim.x - 1;
   if constexpr (folds_directly<OpT, T>) {
     // At most 32 other blocks (2^16-2^18 4-byte values, 2^14-2^16 8-byte ones, under the sm90 policies): warp 0
-    // alone, one partial a lane, then one warp tree, rather than a barrier and a tree over the block's warps. Same
-    // call on the H100: 1-10 % faster there (results/NVIDIA_H100_80GB_HBM3-lib/last-block-warp-fold.txt). Not with
-    // more blocks (four partials a lane were 10-16 % slower), and not in the warp-tile kernel, whose tile loop ptxas
-    // then scheduled with fewer loads in flight.
+    // alone, one partial a lane, then one warp tree, rather than a barrier and a tree over the block's warps: FASTER
+    // or SAME at every such size in a same-call A/B on the H100 and the H200, int32 5-9 % (results/*-lib/
+    // last-block-warp-fold.txt, run 2). Not with more blocks (four partials a lane were 10-16 % slower, run 1), and
+    // not in the warp-tile kernel, whose tile loop ptxas then scheduled with fewer loads in flight.
     if (others <= warp::threads_per_warp) {
       if (threadIdx.x < warp::threads_per_warp) {
         const unsigned b_first = threadIdx.x < others ? threadIdx.x : others;
