@@ -80,6 +80,20 @@ TEST(LibraryPlan, VectorPlanCoversEveryValueOnce) {
   }
 }
 
+TEST(LibraryPlan, GridIsNeverBelowHalfOfTheBlocksWanted) {
+  // combine_depth_for bounds a block's share of the direct fold's passes with half of blocks_wanted.
+  for (std::size_t warps : {std::size_t{1}, std::size_t{8}, std::size_t{16}}) {
+    for (std::size_t cap : {std::size_t{1}, std::size_t{264}, std::size_t{528}}) {
+      for (std::size_t tiles = 0; tiles < 20000; tiles += tiles < 600 ? 1 : 37) {
+        const std::size_t grid = rd::plan_grid(tiles, warps, cap);
+        ASSERT_GE(2 * grid, rd::blocks_wanted(tiles, warps, cap))
+            << tiles << " tiles, " << warps << " warps, cap " << cap;
+        ASSERT_LE(grid, cap);
+      }
+    }
+  }
+}
+
 TEST(LibraryPlan, ScalarPlanWhenNoValueMeetsABoundary) {
   unsigned grid = 0;
   const std::size_t n = 1'000'003;

@@ -94,11 +94,17 @@ std::size_t workspace_bytes_for(std::size_t n, const device_properties& dev) {
   return layout_bytes<T>(grid_cap<PolicyT, OpT, T>(dev));
 }
 
-/// Blocks for `tiles` warp tiles: at least one tile per warp before another block is worth its launch, no more
-/// blocks than the cap, and as few as give every block the same whole number of tiles (the last block fewer).
+/// Blocks wanted for `tiles` warp tiles: at least one tile per warp before another block is worth its launch, at
+/// least one block, no more than the cap.
+inline std::size_t blocks_wanted(std::size_t tiles, std::size_t warps, std::size_t cap) {
+  const std::size_t g = (tiles + warps - 1) / warps;
+  return g < 1 ? 1 : g > cap ? cap : g;
+}
+
+/// Blocks for `tiles` warp tiles: blocks_wanted, lowered to as few as give every block the same whole number of
+/// tiles (the last block fewer). Never below half of blocks_wanted.
 inline std::size_t plan_grid(std::size_t tiles, std::size_t warps, std::size_t cap) {
-  std::size_t g = (tiles + warps - 1) / warps;
-  g = g < 1 ? 1 : g > cap ? cap : g;
+  const std::size_t g = blocks_wanted(tiles, warps, cap);
   const std::size_t per_block = (tiles + g - 1) / g;
   return per_block == 0 ? 1 : (tiles + per_block - 1) / per_block;
 }
@@ -197,15 +203,15 @@ std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
   if constexpr (kernels::folds_directly<OpT, T>) {
     // kernels::block_vectors_partial: a thread's vectors (its block's share of the passes), its head and tail
     // values, the warp and block trees; then, with several blocks, the last block's pass over the partials. The
-    // grid is taken at a lower bound: plan_grid gives at least half its first guess (fewer tiles per block than
-    // warps, or the cap), and the head moves the tile count by at most one.
+    // grid is taken at a lower bound: plan_grid gives at least half of blocks_wanted, and the head (fewer than 16
+    // values) can only lower the tile count.
     constexpr std::size_t per_vector = agent::values_per_vector<T>;
     const int vectors_per_thread = single ? PolicyT::single_block_vectors : PolicyT::vectors_per_thread;
     const std::size_t per_pass = static_cast<std::size_t>(threads) * static_cast<std::size_t>(vectors_per_thread);
     const std::size_t passes = n / per_vector / per_pass + 1;
     const std::size_t fewest_tiles = n > 16 ? (n - 16) / tile : 0;
-    const std::size_t first_guess = (fewest_tiles + warps - 1) / warps < cap ? (fewest_tiles + warps - 1) / warps : cap;
-    const std::size_t blocks = single || first_guess < 2 ? 1 : first_guess / 2;
+    const std::size_t wanted = blocks_wanted(fewest_tiles, warps, cap);
+    const std::size_t blocks = single || wanted < 2 ? 1 : wanted / 2;
     const std::size_t direct = (passes / blocks + 1) * static_cast<std::size_t>(vectors_per_thread) * per_vector + 2 +
                                5 + 5 + (single ? 0 : partials_depth) + 2;
     if (direct > depth) depth = direct;
