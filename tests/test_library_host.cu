@@ -137,6 +137,55 @@ TEST(LibraryWarp, HardwareReductionOnlyForExactBuiltinPairs) {
   EXPECT_EQ((hardware_path_for<exact_test::add, std::int32_t>()), hardware_path::shuffle);
 }
 
+namespace {
+/// What a combine result covers: which slots (a bit each), whether any slot was combined twice, and its longest
+/// chain of combines.
+struct slot_coverage {
+  std::uint64_t slots;
+  bool overlap;
+  int depth;
+};
+struct cover {
+  static constexpr bool commutative = true;
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{0, false, 0};
+  }
+  __host__ __device__ slot_coverage operator()(const slot_coverage& a, const slot_coverage& b) const {
+    return {a.slots | b.slots, a.overlap || b.overlap || (a.slots & b.slots) != 0,
+            (a.depth > b.depth ? a.depth : b.depth) + 1};
+  }
+};
+
+template <int Count, int Stride>
+void expect_fold_slots_covers_each_once() {
+  slot_coverage slots[Count * Stride] = {};
+  for (int i = 0; i < Count; ++i) slots[i * Stride] = {std::uint64_t{1} << i, false, 0};
+  const slot_coverage r = reducelab::block::detail::fold_slots<Count, Stride>(slots, cover{});
+  EXPECT_EQ(r.slots, Count == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << Count) - 1) << Count << " slots";
+  EXPECT_FALSE(r.overlap) << Count << " slots";
+  EXPECT_EQ(r.depth, reducelab::block::detail::fold_slots_depth(Count)) << Count << " slots";
+}
+}  // namespace
+
+// block::reduce_commutative folds each warp's slots, then the lanes', with block::detail::fold_slots: every slot
+// exactly once, and no chain longer than the depth the float error bounds are given (detail::combine_depth_for).
+TEST(LibraryBlock, SlotFoldCombinesEverySlotOnceWithinItsDepth) {
+  expect_fold_slots_covers_each_once<1, 1>();
+  expect_fold_slots_covers_each_once<2, 32>();
+  expect_fold_slots_covers_each_once<3, 32>();
+  expect_fold_slots_covers_each_once<5, 32>();
+  expect_fold_slots_covers_each_once<8, 32>();
+  expect_fold_slots_covers_each_once<16, 32>();
+  expect_fold_slots_covers_each_once<32, 32>();
+  expect_fold_slots_covers_each_once<32, 1>();
+  EXPECT_EQ(reducelab::block::detail::fold_slots_depth(32), 9);  // 8 values a chain, then two pairwise rounds
+  EXPECT_EQ(reducelab::block::detail::fold_slots_depth(16), 5);
+  // 512 threads: 16 warps' slots a lane (5), then the 32 lanes (9); never below the two shuffle trees' 10.
+  EXPECT_EQ(reducelab::block::reduce_commutative_depth(512), 14);
+  EXPECT_EQ(reducelab::block::reduce_commutative_depth(32), 10);
+}
+
 TEST(LibraryPlan, EpochsNeverRepeat) {
   std::set<unsigned long long> seen;
   for (int i = 0; i < 1000; ++i) EXPECT_TRUE(seen.insert(rd::next_epoch()).second);

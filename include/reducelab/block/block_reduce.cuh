@@ -5,6 +5,8 @@
 #include "reducelab/core/traits.hpp"
 #include "reducelab/warp/warp_reduce_hardware.cuh"
 
+#include <cuda/std/type_traits>
+
 namespace reducelab::block {
 
 /// Shared memory a block_reduce of BlockThreads threads needs (one slot per warp).
@@ -35,6 +37,98 @@ __device__ __forceinline__ T combine_warp_leaders(T value, OpT op, reduce_storag
     }
     return value;
   }
+}
+
+/// Whether a warp of (OpT, T) reduces in one instruction (warp/warp_reduce_hardware.cuh).
+template <class OpT, class T>
+inline constexpr bool warp_reduces_in_one_instruction =
+    warp::hardware_path_for<OpT, T>() != warp::hardware_path::shuffle;
+
+/// Shared memory of reduce_commutative where the threads' values travel through shared memory: a slot per thread.
+template <class T, int BlockThreads>
+struct slot_storage {
+  static_assert(BlockThreads % warp::threads_per_warp == 0 && BlockThreads <= 1024,
+                "block size must be a multiple of 32, at most 1024");
+  T slots[BlockThreads];
+};
+
+/// Shared memory of reduce_commutative for (OpT, T): a slot per warp where a warp reduces in one instruction, else a
+/// slot per thread.
+template <class T, int BlockThreads, class OpT>
+using commutative_storage = cuda::std::conditional_t<warp_reduces_in_one_instruction<OpT, T>,
+                                                     reduce_storage<T, BlockThreads>, slot_storage<T, BlockThreads>>;
+
+namespace detail {
+/// Independent running values of fold_slots: four chains cut the dependent combines of 32 values from 31 to 9.
+inline constexpr int slot_chains = 4;
+
+/// The longest chain of combines of fold_slots over `count` values (for error bounds).
+constexpr __host__ __device__ int fold_slots_depth(int count) {
+  const int chains = count < slot_chains ? count : slot_chains;
+  int tree = 0;
+  while ((1 << tree) < chains) ++tree;
+  return (count + chains - 1) / chains - 1 + tree;
+}
+
+/// Combine p[0], p[Stride], ..., p[(Count - 1) * Stride]: slot_chains running values, each over every
+/// slot_chains-th slot, then joined pairwise. A fixed order, so the same bits every run.
+template <int Count, int Stride, class T, class OpT>
+__host__ __device__ __forceinline__ T fold_slots(const T* p, OpT op) {
+  constexpr int chains = Count < slot_chains ? Count : slot_chains;
+  T acc[chains];
+#pragma unroll
+  for (int c = 0; c < chains; ++c) acc[c] = p[c * Stride];
+#pragma unroll
+  for (int i = chains; i < Count; ++i) acc[i % chains] = op(acc[i % chains], p[i * Stride]);
+#pragma unroll
+  for (int step = 1; step < chains; step *= 2) {
+#pragma unroll
+    for (int c = 0; c + step < chains; c += 2 * step) acc[c] = op(acc[c], acc[c + step]);
+  }
+  return acc[0];
+}
+}  // namespace detail
+
+/// The longest chain of combines reduce_commutative puts a value through (for error bounds).
+constexpr __host__ __device__ int reduce_commutative_depth(int block_threads) {
+  const int warps = block_threads / 32;
+  const int shuffle_tree = 5;  // the one-instruction path's equivalent
+  const int slots = (warps > 1 ? detail::fold_slots_depth(warps) : 0) + detail::fold_slots_depth(32);
+  return slots > 2 * shuffle_tree ? slots : 2 * shuffle_tree;
+}
+
+/// Commutative functors only: combine the values of all BlockThreads threads, in a fixed order (the same bits every
+/// run, not thread order); the result is valid in thread 0. Where a warp reduces in one instruction (REDUX, vote),
+/// each warp does, and the warps' values are joined the same way (combine_warp_leaders). Otherwise the values go
+/// through shared memory rather than through shuffle trees: each thread stores its value, lane l of warp 0 folds
+/// slots l, l + 32, ..., and lane 0 folds the 32 lanes' values. A shuffle round costs a shuffle's latency and a
+/// combine's; this path costs one store, one barrier, loads that are all in flight together and about nine
+/// dependent combines per stage, where the warp and block trees cost ten rounds. The storage is free for reuse
+/// only after a __syncthreads() by the caller.
+template <int BlockThreads, class T, class OpT>
+__device__ __forceinline__ T reduce_commutative(T value, OpT op, reduce_storage<T, BlockThreads>& storage) {
+  static_assert(is_commutative_v<OpT>, "reduce_commutative combines out of thread order");
+  return combine_warp_leaders<BlockThreads>(warp::reduce(value, op), op, storage);
+}
+
+template <int BlockThreads, class T, class OpT>
+__device__ __forceinline__ T reduce_commutative(T value, OpT op, slot_storage<T, BlockThreads>& storage) {
+  static_assert(is_commutative_v<OpT>, "reduce_commutative combines out of thread order");
+  constexpr int warps = BlockThreads / warp::threads_per_warp;
+  const int lane = threadIdx.x % warp::threads_per_warp;
+  if constexpr (warps > 1) {
+    storage.slots[threadIdx.x] = value;
+    __syncthreads();
+    if (threadIdx.x >= warp::threads_per_warp) return value;
+    value = detail::fold_slots<warps, warp::threads_per_warp>(storage.slots + lane, op);
+    // Lane l overwrites slot l, which no other lane read.
+    storage.slots[lane] = value;
+  } else {
+    storage.slots[lane] = value;
+  }
+  __syncwarp();
+  if (lane == 0) value = detail::fold_slots<warp::threads_per_warp, 1>(storage.slots, op);
+  return value;
 }
 
 /// Combine the values of all BlockThreads threads in thread order; the result is valid in thread 0 only.

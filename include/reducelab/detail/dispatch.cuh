@@ -202,9 +202,9 @@ std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
   std::size_t depth = (vector_depth > scalar_depth ? vector_depth : scalar_depth) + partials_depth + tail_depth + 2;
   if constexpr (kernels::folds_directly<OpT, T>) {
     // kernels::block_vectors_partial: a thread's vectors (its block's share of the passes), its head and tail
-    // values, the warp and block trees; then, with several blocks, the last block's pass over the partials. The
-    // grid is taken at a lower bound: plan_grid gives at least half of blocks_wanted, and the head (fewer than 16
-    // values) can only lower the tile count.
+    // values, the block combine (block::reduce_commutative_depth); then, with several blocks, the last block's pass
+    // over the partials. The grid is taken at a lower bound: plan_grid gives at least half of blocks_wanted, and the
+    // head (fewer than 16 values) can only lower the tile count.
     constexpr std::size_t per_vector = agent::values_per_vector<T>;
     const int vectors_per_thread = single ? PolicyT::single_block_vectors : PolicyT::vectors_per_thread;
     const std::size_t per_pass = static_cast<std::size_t>(threads) * static_cast<std::size_t>(vectors_per_thread);
@@ -213,7 +213,8 @@ std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
     const std::size_t wanted = blocks_wanted(fewest_tiles, warps, cap);
     const std::size_t blocks = single || wanted < 2 ? 1 : wanted / 2;
     const std::size_t direct = (passes / blocks + 1) * static_cast<std::size_t>(vectors_per_thread) * per_vector + 2 +
-                               5 + 5 + (single ? 0 : partials_depth) + 2;
+                               static_cast<std::size_t>(block::reduce_commutative_depth(threads)) +
+                               (single ? 0 : partials_depth) + 2;
     if (direct > depth) depth = direct;
   }
   return depth;

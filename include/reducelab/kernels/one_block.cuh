@@ -34,11 +34,11 @@ __global__ void __launch_bounds__(BlockThreads)
   // The direct fold needs only the warps' partials; the in-order path stages its tiles. Declaring the stage for both
   // gave the 4-byte one-block kernel 36 KiB of static shared memory it never touched.
   constexpr std::size_t raw_bytes =
-      folds_directly<OpT, T> ? sizeof(block::reduce_storage<T, BlockThreads>) : storage_t::bytes;
+      folds_directly<OpT, T> ? sizeof(block::commutative_storage<T, BlockThreads, OpT>) : storage_t::bytes;
   __shared__ alignas(16) unsigned char raw[raw_bytes];
   T partial = identity_of<OpT, T>();
   if constexpr (folds_directly<OpT, T>) {
-    auto& reduce = *reinterpret_cast<block::reduce_storage<T, BlockThreads>*>(raw);
+    auto& reduce = *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw);
     partial = block_vectors_partial<BlockThreads, VectorsPerThread>(in, plan, 0, 1, true, true, op, reduce);
   } else {
     constexpr int warps = storage_t::warps;

@@ -89,8 +89,12 @@ inline constexpr bool folds_directly = is_commutative_v<OpT> && agent::vector_ho
 /// the range storage (the last block's pass over the partials, scalar plans), never live together.
 template <int BlockThreads, int VectorsPerThread, class OpT, class T>
 inline constexpr std::size_t raw_storage_bytes =
-    folds_directly<OpT, T> ? sizeof(typename single_pass_storage<BlockThreads, VectorsPerThread, T>::range_t)
-                           : single_pass_storage<BlockThreads, VectorsPerThread, T>::bytes;
+    folds_directly<OpT, T>
+        ? (sizeof(typename single_pass_storage<BlockThreads, VectorsPerThread, T>::range_t) >
+                   sizeof(block::commutative_storage<T, BlockThreads, OpT>)
+               ? sizeof(typename single_pass_storage<BlockThreads, VectorsPerThread, T>::range_t)
+               : sizeof(block::commutative_storage<T, BlockThreads, OpT>))
+        : single_pass_storage<BlockThreads, VectorsPerThread, T>::bytes;
 
 template <class T, class OpT>
 __device__ __forceinline__ T fold_values(T acc, const T* in, std::size_t begin, std::size_t end, OpT op) {
@@ -136,7 +140,7 @@ template <int BlockThreads, int VectorsPerThread, class OpT, class T>
 __device__ __forceinline__ T block_vectors_partial(const T* __restrict__ in, const single_pass_plan& plan,
                                                    std::size_t first_pass, std::size_t pass_stride, bool first_block,
                                                    bool last_block, OpT op,
-                                                   block::reduce_storage<T, BlockThreads>& storage) {
+                                                   block::commutative_storage<T, BlockThreads, OpT>& storage) {
   constexpr std::size_t per_vector = agent::values_per_vector<T>;
   static_assert(per_vector <= BlockThreads, "the first threads take the head and the tail");
   const std::size_t vectors = (plan.n - plan.head) / per_vector;
@@ -146,8 +150,7 @@ __device__ __forceinline__ T block_vectors_partial(const T* __restrict__ in, con
   if (last_block && threadIdx.x < plan.n - body_end) edge = op(edge, in[body_end + threadIdx.x]);
   T mine = agent::fold_block_vectors<BlockThreads, VectorsPerThread>(
       reinterpret_cast<const uint4*>(in + plan.head), vectors, identity_of<OpT, T>(), op, first_pass, pass_stride);
-  mine = warp::reduce(op(mine, edge), op);
-  return block::combine_warp_leaders<BlockThreads>(mine, op, storage);
+  return block::reduce_commutative<BlockThreads>(op(mine, edge), op, storage);
 }
 
 template <int BlockThreads, int VectorsPerThread, class OpT, class T>
@@ -166,8 +169,9 @@ __global__ void __launch_bounds__(BlockThreads)
   T partial = identity_of<OpT, T>();
   if constexpr (folds_directly<OpT, T>) {
     if (!plan.scalar)  // passes dealt round robin over the blocks
-      partial = block_vectors_partial<BlockThreads, VectorsPerThread>(in, plan, block, gridDim.x, block == 0, last, op,
-                                                                       range.reduce);
+      partial = block_vectors_partial<BlockThreads, VectorsPerThread>(
+          in, plan, block, gridDim.x, block == 0, last, op,
+          *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw));
   } else if constexpr (agent::vectorizable<T>) {
     if (!plan.scalar) {
       constexpr int warps = storage_t::warps;
