@@ -48,10 +48,17 @@ struct argmax {
     return T{scenario == 0 ? V(7) : -cuda::std::numeric_limits<V>::infinity(), static_cast<I>(index)};
   }
 
+  // b wins if its value is larger, or equal with a lower index; a NaN never wins from b's side and always keeps a's
+  // place on a's (as `a.value < b.value ? b : a` did). Written as one predicate and two selects, not as branches:
+  // nvcc kept the branches of the if/else form (three per combine), which serialised a fold's independent combines
+  // and the loads between them.
   template <class T>
   __host__ __device__ T operator()(const T& a, const T& b) const {
-    if (a.value != b.value) return a.value < b.value ? b : a;
-    return b.index < a.index ? b : a;
+    const bool b_wins = (a.value < b.value) | ((a.value == b.value) & (b.index < a.index));
+    T r;
+    r.value = b_wins ? b.value : a.value;
+    r.index = b_wins ? b.index : a.index;
+    return r;
   }
 
   template <class T, class RngT>
