@@ -131,6 +131,28 @@ __device__ __forceinline__ T reduce_commutative(T value, OpT op, slot_storage<T,
   return value;
 }
 
+/// Commutative functors only: combine the 32 lanes of the calling warp in a fixed order; the result is valid in lane
+/// 0. Where the warp reduces in one instruction, it does (warp::reduce). Otherwise the lanes' values go through the
+/// first 32 slots of `storage`, which lane 0 folds (detail::fold_slots: nine dependent combines rather than five
+/// shuffle rounds). One warp at a time: the caller's warp must be the only one using the storage, and every thread of
+/// it must call.
+template <int BlockThreads, class T, class OpT>
+__device__ __forceinline__ T reduce_lanes_commutative(T value, OpT op, reduce_storage<T, BlockThreads>&) {
+  static_assert(is_commutative_v<OpT>, "reduce_lanes_commutative combines out of lane order");
+  return warp::reduce(value, op);
+}
+
+template <int BlockThreads, class T, class OpT>
+__device__ __forceinline__ T reduce_lanes_commutative(T value, OpT op, slot_storage<T, BlockThreads>& storage) {
+  static_assert(is_commutative_v<OpT>, "reduce_lanes_commutative combines out of lane order");
+  const int lane = threadIdx.x % warp::threads_per_warp;
+  __syncwarp();  // the warp's earlier reads of these slots are done
+  storage.slots[lane] = value;
+  __syncwarp();
+  if (lane == 0) value = detail::fold_slots<warp::threads_per_warp, 1>(storage.slots, op);
+  return value;
+}
+
 /// Combine the values of all BlockThreads threads in thread order; the result is valid in thread 0 only.
 /// Ends with the storage free for reuse only after a __syncthreads() by the caller.
 template <int BlockThreads, class T, class OpT>

@@ -216,7 +216,8 @@ __global__ void __launch_bounds__(BlockThreads)
   const unsigned others = gridDim.x - 1;
   if constexpr (folds_directly<OpT, T>) {
     // At most 32 other blocks (2^16-2^18 4-byte values, 2^14-2^16 8-byte ones, under the sm90 policies): warp 0
-    // alone, one partial a lane, then one warp tree, rather than a barrier and a tree over the block's warps: FASTER
+    // alone, one partial a lane, then its lanes combined (block::reduce_lanes_commutative: one instruction or the
+    // slots lane 0 folds), rather than a barrier and a tree over the block's warps: FASTER
     // or SAME at every such size in a same-call A/B on the H100 and the H200, int32 5-9 % (results/*-lib/
     // last-block-warp-fold.txt, run 2). Not with more blocks (four partials a lane were 10-16 % slower, run 1), and
     // not in the warp-tile kernel, whose tile loop ptxas then scheduled with fewer loads in flight.
@@ -225,7 +226,8 @@ __global__ void __launch_bounds__(BlockThreads)
         const unsigned b_first = threadIdx.x < others ? threadIdx.x : others;
         const unsigned b_last = b_first + 1 < others ? b_first + 1 : others;
         const T mine = grid::fold_published<4>(identity_of<OpT, T>(), partials, b_first, b_last, epoch, op);
-        const T earlier = warp::reduce(mine, op);
+        const T earlier = block::reduce_lanes_commutative<BlockThreads>(
+            mine, op, *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw));
         if (threadIdx.x == 0) write_result(out, op(earlier, partial), plan);
       }
       return;
