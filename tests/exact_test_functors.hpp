@@ -37,11 +37,35 @@ struct compose {
 
 inline bool same(const affine_u32& x, const affine_u32& y) { return x.a == y.a && x.b == y.b; }
 
+/// The same maps over uint16 (x -> a*x + b mod 2^16): 4 bytes, so a 16-byte vector holds four and an unaligned
+/// pointer leaves up to three values before the first vector (a head) and after the last (a tail).
+struct affine_u16 {
+  std::uint16_t a, b;
+};
+struct compose16 {
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{1u, 0u};
+  }
+  __host__ __device__ affine_u16 operator()(const affine_u16& f, const affine_u16& g) const {
+    return {static_cast<std::uint16_t>(g.a * f.a), static_cast<std::uint16_t>(g.a * f.b + g.b)};  // first f, then g
+  }
+};
+
+inline bool same(const affine_u16& x, const affine_u16& y) { return x.a == y.a && x.b == y.b; }
+
 /// Random maps with odd slopes (an even slope would make long compositions collapse towards 0).
 inline std::vector<affine_u32> random_maps(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<affine_u32> v(n);
   for (auto& x : v) x = {static_cast<std::uint32_t>(rng()) | 1u, static_cast<std::uint32_t>(rng())};
+  return v;
+}
+
+inline std::vector<affine_u16> random_maps16(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<affine_u16> v(n);
+  for (auto& x : v) x = {static_cast<std::uint16_t>(rng() | 1u), static_cast<std::uint16_t>(rng())};
   return v;
 }
 

@@ -75,6 +75,10 @@ std::vector<affine_u32> random_values(std::size_t n, std::uint64_t seed) {
   return exact_test::random_maps(n, seed);
 }
 template <>
+std::vector<exact_test::affine_u16> random_values(std::size_t n, std::uint64_t seed) {
+  return exact_test::random_maps16(n, seed);
+}
+template <>
 std::vector<six_u32> random_values(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<six_u32> v(n);
@@ -132,6 +136,15 @@ TEST(LibraryReduce, NonCommutativeFunctorGetsTheInOrderResult) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   for (std::size_t n : awkward_sizes)
     for (std::size_t offset : {0, 1}) expect_all_forms_exact<affine_u32, compose>(n, offset, 17 * n + offset);
+}
+
+// Four-byte maps: the one-block kernel's thread runs with a head and a tail of up to three values each (offsets
+// 1-3), and the multi-block kernel's tiles above 64 KiB.
+TEST(LibraryReduce, NonCommutativeFourByteValuesGetTheInOrderResultWithHeadsAndTails) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  for (std::size_t n : awkward_sizes)
+    for (std::size_t offset : {0, 1, 2, 3})
+      expect_all_forms_exact<exact_test::affine_u16, exact_test::compose16>(n, offset, 23 * n + offset);
 }
 
 TEST(LibraryReduce, StructOfTwentyFourBytesTakesVectorAndScalarPaths) {

@@ -186,6 +186,57 @@ TEST(LibraryBlock, SlotFoldCombinesEverySlotOnceWithinItsDepth) {
   EXPECT_EQ(reducelab::block::reduce_commutative_depth(32), 10);
 }
 
+namespace {
+/// A range of slots [first, last], whether every combine joined neighbours in order, and the longest chain.
+struct slot_range {
+  int first, last;
+  bool in_order;
+  int depth;
+};
+struct join_in_order {  // not commutative: a combine of non-neighbours, or out of order, is flagged
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{0, -1, true, 0};
+  }
+  __host__ __device__ slot_range operator()(const slot_range& a, const slot_range& b) const {
+    return {a.first, b.last, a.in_order && b.in_order && a.last + 1 == b.first,
+            (a.depth > b.depth ? a.depth : b.depth) + 1};
+  }
+};
+
+template <int Count>
+void expect_in_order_fold_joins_neighbours() {
+  slot_range slots[Count];
+  for (int i = 0; i < Count; ++i) slots[i] = {i, i, true, 0};
+  const slot_range r = reducelab::block::detail::fold_slots_in_order<Count>(slots, join_in_order{});
+  EXPECT_EQ(r.first, 0) << Count << " slots";
+  EXPECT_EQ(r.last, Count - 1) << Count << " slots";
+  EXPECT_TRUE(r.in_order) << Count << " slots";
+  EXPECT_EQ(r.depth, reducelab::block::detail::fold_slots_depth(Count)) << Count << " slots";
+}
+}  // namespace
+
+// block::reduce_in_order_through_slots (the one-block kernel's combine for non-commutative functors) folds each lane's
+// run of threads, then the lanes, with fold_slots_in_order: left to right, neighbours only, within the stated depth;
+// and its padded layout gives every thread a slot of its own.
+TEST(LibraryBlock, InOrderSlotFoldJoinsNeighboursLeftToRight) {
+  expect_in_order_fold_joins_neighbours<1>();
+  expect_in_order_fold_joins_neighbours<2>();
+  expect_in_order_fold_joins_neighbours<3>();
+  expect_in_order_fold_joins_neighbours<5>();
+  expect_in_order_fold_joins_neighbours<16>();
+  expect_in_order_fold_joins_neighbours<32>();
+  using storage_t = reducelab::block::ordered_slot_storage<double, 512>;
+  std::set<int> used;
+  for (int t = 0; t < 512; ++t) {
+    EXPECT_LT(storage_t::padded(t), static_cast<int>(sizeof(storage_t::slots) / sizeof(double)));
+    EXPECT_TRUE(used.insert(storage_t::padded(t)).second) << "thread " << t;
+  }
+  // Lane l's run of 16 threads is contiguous: padded(16 l + i) = padded(16 l) + i.
+  for (int l = 0; l < 32; ++l)
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(storage_t::padded(16 * l + i), storage_t::padded(16 * l) + i);
+}
+
 TEST(LibraryPlan, EpochsNeverRepeat) {
   std::set<unsigned long long> seen;
   for (int i = 0; i < 1000; ++i) EXPECT_TRUE(seen.insert(rd::next_epoch()).second);

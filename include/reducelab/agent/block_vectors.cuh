@@ -72,4 +72,32 @@ __device__ __forceinline__ T fold_block_vectors(const uint4* __restrict__ vector
   return running;
 }
 
+/// Any associative functor: fold vectors [begin, end) (vector pointer, 16-byte aligned) into `running` in input
+/// order, VectorsPerThread loads issued before any fold. For one thread's contiguous run of the input: the block's
+/// threads then hold consecutive runs, and a combine in thread order gives the in-order result with no transpose
+/// through shared memory (kernels/one_block.cuh, for non-commutative functors). The warp's loads are not coalesced
+/// (lanes read runs apart), which the one-block path's few kilobytes, all in L1 after the first touch, absorb.
+/// As in fold_block_vectors, a load past the end reads the last vector again and its fold is skipped.
+template <int VectorsPerThread, class T, class OpT>
+__device__ __forceinline__ T fold_thread_run(const uint4* __restrict__ vectors, std::size_t begin, std::size_t end,
+                                             T running, OpT op) {
+  static_assert(vector_holds_whole_values<T>, "a thread folds whole values only");
+  constexpr int per_vector = values_per_vector<T>;
+  for (std::size_t base = begin; base < end; base += VectorsPerThread) {
+    uint4 r[VectorsPerThread];
+#pragma unroll
+    for (int j = 0; j < VectorsPerThread; ++j) r[j] = __ldg(vectors + (base + j < end ? base + j : end - 1));
+#pragma unroll
+    for (int j = 0; j < VectorsPerThread; ++j) {
+      if (base + j < end) {
+        T x[per_vector];
+        memcpy(x, &r[j], sizeof x);
+#pragma unroll
+        for (int k = 0; k < per_vector; ++k) running = op(running, x[k]);
+      }
+    }
+  }
+  return running;
+}
+
 }  // namespace reducelab::agent

@@ -87,9 +87,61 @@ __host__ __device__ __forceinline__ T fold_slots(const T* p, OpT op) {
   }
   return acc[0];
 }
+/// Combine p[0], p[1], ..., p[Count - 1] in that order: slot_chains running values over contiguous quarters, joined
+/// left to right in pairs, so any associative functor gets the in-order result. The same depth as fold_slots.
+template <int Count, class T, class OpT>
+__host__ __device__ __forceinline__ T fold_slots_in_order(const T* p, OpT op) {
+  constexpr int chains = Count < slot_chains ? Count : slot_chains;
+  T acc[chains];
+#pragma unroll
+  for (int c = 0; c < chains; ++c) {
+    const int first = c * Count / chains, last = (c + 1) * Count / chains;
+    acc[c] = p[first];
+#pragma unroll
+    for (int i = first + 1; i < last; ++i) acc[c] = op(acc[c], p[i]);
+  }
+#pragma unroll
+  for (int step = 1; step < chains; step *= 2) {
+#pragma unroll
+    for (int c = 0; c + step < chains; c += 2 * step) acc[c] = op(acc[c], acc[c + step]);
+  }
+  return acc[0];
+}
 }  // namespace detail
 
-/// The longest chain of combines reduce_commutative puts a value through (for error bounds).
+/// Shared memory of reduce_in_order_through_slots: a slot per thread, one padding slot after every warps' worth, so
+/// that lane l reading its run of `warps` slots hits a bank of its own (4-byte values; two lanes share one for 8).
+template <class T, int BlockThreads>
+struct ordered_slot_storage {
+  static_assert(BlockThreads % warp::threads_per_warp == 0 && BlockThreads <= 1024,
+                "block size must be a multiple of 32, at most 1024");
+  static constexpr int run = BlockThreads / warp::threads_per_warp;  // threads lane l of warp 0 folds
+  static constexpr __host__ __device__ int padded(int t) { return t + t / run; }
+  T slots[BlockThreads + warp::threads_per_warp];
+};
+
+/// Any associative functor: the combination of all BlockThreads threads' values in thread order, valid in thread 0,
+/// through shared memory rather than shuffle trees (as reduce_commutative, with runs in place of strides): each
+/// thread stores its value, lane l of warp 0 folds threads [l * run, (l + 1) * run) in order, and lane 0 the 32
+/// lanes in order. The storage is free for reuse only after a __syncthreads() by the caller.
+template <int BlockThreads, class T, class OpT>
+__device__ __forceinline__ T reduce_in_order_through_slots(T value, OpT op, ordered_slot_storage<T, BlockThreads>& s) {
+  using storage_t = ordered_slot_storage<T, BlockThreads>;
+  constexpr int run = storage_t::run;
+  const int lane = threadIdx.x % warp::threads_per_warp;
+  s.slots[storage_t::padded(threadIdx.x)] = value;
+  __syncthreads();
+  if (threadIdx.x >= warp::threads_per_warp) return value;
+  value = detail::fold_slots_in_order<run>(s.slots + storage_t::padded(lane * run), op);
+  __syncwarp();  // every lane has read its run before slots [0, 32) are rewritten
+  s.slots[lane] = value;
+  __syncwarp();
+  if (lane == 0) value = detail::fold_slots_in_order<warp::threads_per_warp>(s.slots, op);
+  return value;
+}
+
+/// The longest chain of combines reduce_commutative, or reduce_in_order_through_slots, puts a value through (for
+/// error bounds).
 constexpr __host__ __device__ int reduce_commutative_depth(int block_threads) {
   const int warps = block_threads / 32;
   const int shuffle_tree = 5;  // the one-instruction path's equivalent

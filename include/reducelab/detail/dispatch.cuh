@@ -216,6 +216,16 @@ std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
                                static_cast<std::size_t>(block::reduce_commutative_depth(threads)) +
                                (single ? 0 : partials_depth) + 2;
     if (direct > depth) depth = direct;
+  } else if constexpr (kernels::folds_thread_runs<OpT, T>) {
+    // kernels/one_block.cuh for a non-commutative functor: thread 0's head values, a thread's run of
+    // ceil(vectors / threads) vectors, the last thread's tail values, then the in-order combine through the slots.
+    if (single) {
+      constexpr std::size_t per_vector = agent::values_per_vector<T>;
+      const std::size_t run = (n / per_vector) / static_cast<std::size_t>(threads) + 1;
+      const std::size_t thread_runs = 2 * per_vector + run * per_vector +
+                                      static_cast<std::size_t>(block::reduce_commutative_depth(threads));
+      if (thread_runs > depth) depth = thread_runs;
+    }
   }
   return depth;
 }

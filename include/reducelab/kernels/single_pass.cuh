@@ -85,6 +85,12 @@ struct single_pass_storage {
 template <class OpT, class T>
 inline constexpr bool folds_directly = is_commutative_v<OpT> && agent::vector_holds_whole_values<T>;
 
+/// Whether the one-block kernel reads a non-commutative functor's vectors as one contiguous run per thread
+/// (agent::fold_thread_run, then an in-order combine through shared memory) instead of warp tiles: values that tile
+/// a 16-byte vector exactly. kernels/one_block.cuh says why.
+template <class OpT, class T>
+inline constexpr bool folds_thread_runs = !is_commutative_v<OpT> && agent::vector_holds_whole_values<T>;
+
 /// Shared memory of a kernel over BlockThreads x VectorsPerThread: the warps' tile stages where tiles are read, and
 /// the range storage (the last block's pass over the partials, scalar plans), never live together.
 template <int BlockThreads, int VectorsPerThread, class OpT, class T>
