@@ -76,7 +76,7 @@ std::vector<affine_u32> random_values(std::size_t n, std::uint64_t seed) {
 }
 template <>
 std::vector<exact_test::affine_u16> random_values(std::size_t n, std::uint64_t seed) {
-  return exact_test::random_maps16(n, seed);
+  return exact_test::random_maps<std::uint16_t>(n, seed);
 }
 template <>
 std::vector<six_u32> random_values(std::size_t n, std::uint64_t seed) {
@@ -144,7 +144,7 @@ TEST(LibraryReduce, NonCommutativeFourByteValuesGetTheInOrderResultWithHeadsAndT
   REDUCELAB_SKIP_WITHOUT_GPU();
   for (std::size_t n : awkward_sizes)
     for (std::size_t offset : {0, 1, 2, 3})
-      expect_all_forms_exact<exact_test::affine_u16, exact_test::compose16>(n, offset, 23 * n + offset);
+      expect_all_forms_exact<exact_test::affine_u16, compose>(n, offset, 23 * n + offset);
 }
 
 TEST(LibraryReduce, StructOfTwentyFourBytesTakesVectorAndScalarPaths) {

@@ -22,6 +22,7 @@
 //                     scripts/harness/cluster_combine.cu comparisons/timing/engine.cpp comparisons/timing/l2_flush.cu \
 //                     comparisons/timing/stream_hold.cu comparisons/timing/statistics.cpp -o cluster_combine
 #include "comparisons/timing/engine.hpp"
+#include "scripts/harness/engine_rows.hpp"
 #include "functors/plus.cuh"
 #include "reducelab/detail/dispatch.cuh"
 #include "reducelab/reduce.cuh"
@@ -137,20 +138,8 @@ void run(const char* type_name) {
       for (int i = 1; i < 7; ++i)
         ok = ok && std::fabs(static_cast<double>(r[i]) - static_cast<double>(r[0])) <=
                        1e-5 * std::fabs(static_cast<double>(r[0])) + 1e-3;
-      timing::measurement_plan plan;
-      plan.rounds = 30;
-      auto res = eng.measure(w, plan);
-      std::printf("%s n=2^%-2d %s", type_name, lg, ok ? "ok " : "WRONG ");
-      double c = 0;
-      for (std::size_t i = 0; i < res.size(); ++i) {
-        auto v = res[i].us;
-        std::sort(v.begin(), v.end());
-        const double m = v[v.size() / 2];
-        if (i == 0) c = m;
-        std::printf(" %s %.2f(%.2f)", w[i].name.c_str(), m, c / m);
-      }
-      std::printf("\n");
-      std::fflush(stdout);
+      harness_rows::measure_and_print(eng, w, 30,
+                                      std::string(type_name) + " n=2^" + std::to_string(lg) + (ok ? " ok " : " WRONG "));
     }
 }
 

@@ -11,6 +11,7 @@
 //                     scripts/harness/one_block_kernels.cu comparisons/timing/engine.cpp comparisons/timing/l2_flush.cu \
 //                     comparisons/timing/stream_hold.cu comparisons/timing/statistics.cpp -o one_block_kernels
 #include "comparisons/timing/engine.hpp"
+#include "scripts/harness/engine_rows.hpp"
 #include "functors/plus.cuh"
 #include "reducelab/detail/dispatch.cuh"
 #include "reducelab/reduce.cuh"
@@ -109,19 +110,7 @@ int main() {
     cudaMemcpy(r, out, sizeof r, cudaMemcpyDeviceToHost);
     bool ok = true;
     for (int i = 1; i < 9; ++i) ok = ok && r[i] == r[0];
-    timing::measurement_plan plan;
-    plan.rounds = 40;
-    auto res = eng.measure(w, plan);
-    std::printf("n=2^%-2d %s", __builtin_ctzll(n), ok ? "ok " : "WRONG ");
-    double c = 0;
-    for (std::size_t i = 0; i < res.size(); ++i) {
-      auto v = res[i].us;
-      std::sort(v.begin(), v.end());
-      const double m = v[v.size() / 2];
-      if (i == 0) c = m;
-      std::printf(" %s %.2f(%.2f)", w[i].name.c_str(), m, c / m);
-    }
-    std::printf("\n");
-    std::fflush(stdout);
+    harness_rows::measure_and_print(eng, w, 40,
+                                    "n=2^" + std::to_string(__builtin_ctzll(n)) + (ok ? " ok " : " WRONG "));
   }
 }

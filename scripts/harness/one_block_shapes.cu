@@ -18,6 +18,7 @@
 //                     scripts/harness/one_block_shapes.cu comparisons/timing/engine.cpp comparisons/timing/l2_flush.cu \
 //                     comparisons/timing/stream_hold.cu comparisons/timing/statistics.cpp -o one_block_shapes
 #include "comparisons/timing/engine.hpp"
+#include "scripts/harness/engine_rows.hpp"
 #include "functors/argmax.cuh"
 #include "functors/plus.cuh"
 #include "reducelab/detail/dispatch.cuh"
@@ -106,20 +107,8 @@ void run(const char* name, MakeT make) {
       bool ok = true;
       for (std::size_t i = 1; i < r.size(); ++i)
         ok = ok && std::fabs(as_number(r[i]) - as_number(r[0])) <= 1e-5 * std::fabs(as_number(r[0])) + 1e-3;
-      timing::measurement_plan plan;
-      plan.rounds = 30;
-      auto res = eng.measure(w, plan);
-      std::printf("%s n=2^%-2d %s", name, lg, ok ? "ok " : "WRONG ");
-      double c = 0;
-      for (std::size_t i = 0; i < res.size(); ++i) {
-        auto v = res[i].us;
-        std::sort(v.begin(), v.end());
-        const double m = v[v.size() / 2];
-        if (i == 0) c = m;
-        std::printf(" %s %.2f(%.2f)", w[i].name.c_str(), m, c / m);
-      }
-      std::printf("\n");
-      std::fflush(stdout);
+      harness_rows::measure_and_print(eng, w, 30,
+                                      std::string(name) + " n=2^" + std::to_string(lg) + (ok ? " ok " : " WRONG "));
     }
 }
 

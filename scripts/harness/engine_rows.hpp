@@ -1,0 +1,34 @@
+// What the harnesses timed with the project's engine share (one_block_kernels.cu, cluster_combine.cu,
+// one_block_shapes.cu): measure one set of rows interleaved and print them on one line.
+#pragma once
+
+#include "comparisons/timing/engine.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace harness_rows {
+
+/// Measure `rows` with `eng` (cold, held stream, `rounds` interleaved rounds) and print `label`, then each row's
+/// name, median µs and, in parentheses, the first row's median over it (above 1: faster than the first row).
+inline void measure_and_print(reducelab::timing::engine& eng, const std::vector<reducelab::timing::timed_work>& rows,
+                              int rounds, const std::string& label) {
+  reducelab::timing::measurement_plan plan;
+  plan.rounds = rounds;
+  const auto res = eng.measure(rows, plan);
+  std::printf("%s", label.c_str());
+  double first = 0;
+  for (std::size_t i = 0; i < res.size(); ++i) {
+    auto v = res[i].us;
+    std::sort(v.begin(), v.end());
+    const double median = v[v.size() / 2];
+    if (i == 0) first = median;
+    std::printf(" %s %.2f(%.2f)", rows[i].name.c_str(), median, first / median);
+  }
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+}  // namespace harness_rows
