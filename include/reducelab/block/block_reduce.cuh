@@ -1,5 +1,11 @@
-// Block-level reduction: every warp reduces its lanes in order, lane 0 of each warp stores the warp's result
-// in shared memory, and the first warp reduces those in warp order. Order-preserving, so it serves any functor.
+// Block-level reductions, the result valid in thread 0:
+//   reduce_in_thread_order         every warp reduces its lanes in order (shuffles), lane 0 of each warp stores the
+//                                  warp's result, and the first warp reduces those in warp order: any functor;
+//   reduce_in_order_through_slots  the same order through shared-memory slots instead of shuffle trees: any functor
+//                                  (the one-block kernel's thread runs);
+//   reduce_commutative             a fixed order that is not thread order, through slots, or one REDUX/vote
+//                                  instruction per warp where the pair has one (the direct fold of both kernels);
+//   combine_warp_leaders, reduce_lanes_commutative  the pieces the kernels call on their own.
 #pragma once
 
 #include "reducelab/core/traits.hpp"

@@ -52,8 +52,9 @@ __global__ void __launch_bounds__(BlockThreads)
     one_block(const T* __restrict__ in, single_pass_plan plan, T* out, OpT op) {
   static_assert(agent::vectorizable<T>, "values read one by one take single_pass (detail/dispatch.cuh)");
   using storage_t = single_pass_storage<BlockThreads, VectorsPerThread, T>;
-  // The direct fold needs only the warps' partials; the in-order path stages its tiles. Declaring the stage for both
-  // gave the 4-byte one-block kernel 36 KiB of static shared memory it never touched.
+  // Each path declares only what it uses: the direct fold and the thread runs a slot per thread (or per warp where a
+  // warp reduces in one instruction), the tiles their stage. Declaring the stage for all gave the 4-byte one-block
+  // kernel 36 KiB of static shared memory it never touched.
   using ordered_t = block::ordered_slot_storage<T, BlockThreads>;
   constexpr std::size_t raw_bytes = folds_directly<OpT, T>    ? sizeof(block::commutative_storage<T, BlockThreads, OpT>)
                                     : folds_thread_runs<OpT, T> ? sizeof(ordered_t)

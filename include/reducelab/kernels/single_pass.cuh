@@ -24,9 +24,10 @@
 //
 // A commutative functor over values that tile a 16-byte vector (folds_directly below: 1, 2, 4, 8, 16 bytes) reads no
 // warp tiles at all: each thread folds its own vectors (agent/block_vectors.cuh), the block's passes of threads x
-// loads dealt round robin over the blocks, with no transpose through shared memory and one warp tree per thread
-// rather than one per tile; block 0's first threads take the head and the last block's the tail (fewer than a
-// vector's worth each). The one-block kernel folds the same way. The combine order is still fixed by the indices.
+// loads dealt round robin over the blocks, with no transpose through shared memory and one block combine per block
+// (block::reduce_commutative) rather than a warp tree per tile; block 0's first threads take the head and the last
+// block's the tail (fewer than a vector's worth each). The one-block kernel folds the same way. The combine order is
+// still fixed by the indices.
 //
 // With one block (gridDim.x == 1) there is nothing to publish and no workspace. The one-block path launches
 // kernels/one_block.cuh instead, except for scalar plans, which come here with one block.
