@@ -86,11 +86,9 @@ void launch_cluster(const T* in, std::size_t n, T* out, int c, cudaStream_t st) 
 template <class T>
 void run(const char* type_name) {
   using OpT = functors::plus;
-  cudaStream_t s;
-  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-  int l2 = 0;
-  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
-  timing::engine eng(s, static_cast<std::size_t>(l2));
+  harness_rows::timed_stream timed;
+  const cudaStream_t s = timed.stream;
+  timing::engine& eng = timed.engine;
   const std::size_t max_n = std::size_t{1} << 18;
   std::vector<T> h(max_n);
   std::mt19937 rng(3);

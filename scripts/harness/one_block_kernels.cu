@@ -68,11 +68,9 @@ __global__ void __launch_bounds__(Threads) lean_direct(const int* __restrict__ i
 int main() {
   using OpT = functors::plus;
   using T = int;
-  cudaStream_t s;
-  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-  int l2 = 0;
-  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
-  timing::engine eng(s, static_cast<std::size_t>(l2));
+  harness_rows::timed_stream timed;
+  const cudaStream_t s = timed.stream;
+  timing::engine& eng = timed.engine;
   const std::size_t max_n = 1 << 14;
   std::vector<T> h(max_n);
   std::mt19937 rng(3);

@@ -46,11 +46,9 @@ double as_number(const T& x) {
 
 template <class OpT, class T, class MakeT>
 void run(const char* name, MakeT make) {
-  cudaStream_t s;
-  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-  int l2 = 0;
-  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
-  timing::engine eng(s, static_cast<std::size_t>(l2));
+  harness_rows::timed_stream timed;
+  const cudaStream_t s = timed.stream;
+  timing::engine& eng = timed.engine;
   const std::size_t max_n = std::size_t{1} << 13;
   std::vector<T> h(max_n);
   std::mt19937 rng(3);
