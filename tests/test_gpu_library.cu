@@ -147,6 +147,38 @@ TEST(LibraryReduce, NonCommutativeFourByteValuesGetTheInOrderResultWithHeadsAndT
       expect_all_forms_exact<exact_test::affine_u16, compose>(n, offset, 23 * n + offset);
 }
 
+// single_pass's last block folds up to 32 other blocks' partials in one warp, in lane order (a non-commutative
+// functor over values a vector holds whole), and more through the whole block: grids on both sides of 33 blocks, each
+// asserted from this device's plan, with and without a head value.
+TEST(LibraryReduce, NonCommutativeLastBlockGetsTheInOrderResultInOneWarpOrAll) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  namespace rd = reducelab::detail;
+  const rd::device_properties dev = rd::current_device_properties();
+  const auto grid_for = [&](std::size_t n, std::size_t offset) {
+    return rd::with_device_policy<affine_u32>(dev, [&](auto policy) {
+      using policy_t = decltype(policy);
+      if (rd::takes_single_block<policy_t, affine_u32>(n)) return 1u;
+      const thrust::device_vector<affine_u32> probe(1 + offset);  // the same alignment as the test's input
+      unsigned grid = 0;
+      rd::make_plan<policy_t::block_threads, policy_t::vectors_per_thread>(
+          thrust::raw_pointer_cast(probe.data()) + offset, n, rd::grid_cap<policy_t, compose, affine_u32>(dev), grid);
+      return grid;
+    });
+  };
+  bool saw_one_warp = false, saw_block = false;
+  for (std::size_t n : {std::size_t{5'003}, std::size_t{16'411}, std::size_t{40'000}, std::size_t{65'536},
+                        std::size_t{70'001}, (std::size_t{1} << 18) + 3}) {
+    for (std::size_t offset : {0, 1}) {
+      const unsigned grid = grid_for(n, offset);
+      if (grid > 1) (grid - 1 <= 32 ? saw_one_warp : saw_block) = true;
+      SCOPED_TRACE("grid of " + std::to_string(grid));
+      expect_all_forms_exact<affine_u32, compose>(n, offset, 41 * n + offset);
+    }
+  }
+  EXPECT_TRUE(saw_one_warp) << "no size gave 2-33 blocks on this device";
+  EXPECT_TRUE(saw_block) << "no size gave more than 33 blocks on this device";
+}
+
 TEST(LibraryReduce, StructOfTwentyFourBytesTakesVectorAndScalarPaths) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   for (std::size_t n : awkward_sizes) expect_all_forms_exact<six_u32, add6>(n, 0, 19 * n);
