@@ -2,23 +2,30 @@
 """How many 16-byte loads each kernel keeps in flight, read from its SASS (no GPU needed).
 
 A kernel written to issue V independent loads before it uses any (agent/block_vectors.cuh, agent/warp_tiles.cuh)
-only does so if ptxas schedules it that way, and ptxas once did not: for cuda::maximum on float it put each fold
-between two loads, so one load was in flight instead of four and the one-block path ran 1.5x slower. Nothing on a
-CPU sees that except the machine code, so this reads it.
+only does so if ptxas schedules it that way, and ptxas twice did not: for cuda::maximum on float it put each fold
+between two loads, so one load was in flight instead of four and the one-block path ran 1.5x slower; and in the
+non-commutative 8-byte warp-tile kernel at dc3a8fd it put a tile's first store to shared memory before its third
+load, two in flight instead of four, 3-5 % slower. Nothing on a CPU sees that except the machine code, so this reads
+it.
 
 For each 16-byte global load (LDG.E.128, less the .STRONG ones: those poll other blocks' published partials) the
 script counts the 16-byte loads issued from it up to the first instruction that reads its registers, itself included
-(its "depth"), in address order. A run of V loads issued back to back has depths V, V-1, ..., 1: a "batch" (a load of
-depth 1 ends one). Loads issued one at a time (each used before the next is issued) are batches of one. A checked
-kernel passes when at least half of its 16-byte loads are in batches of at least V, its loads per thread, read from
-its template arguments (--vectors-arg); a kernel with V = 1 has nothing to check. Edges (a last partial pass, a head)
-make small batches, hence "half".
+(its "depth"), in address order. An asynchronous copy to shared memory (LDGSTS.*.128, agent/warp_tiles.cuh) holds no
+register: its depth runs to the next wait on copies (DEPBAR). A run of V loads issued back to back has depths V,
+V-1, ..., 1: a "batch". A run that does not count down that way is cut where it stops, and each piece counts no more
+loads than its first one's depth. Loads issued one at a time (each used before the next is issued) are batches of
+one. A checked kernel passes when at least half of its 16-byte loads are in batches of at least V, its loads per
+thread, read from its template arguments (--vectors-arg); a kernel with V = 1 has nothing to check. Edges (a last
+partial pass, a head) make small batches, hence "half".
 
   python3 scripts/check_sass_loads.py build/reducelab [--check REGEX] [--vectors-arg N] [--list [--kernel REGEX]]
 
---check REGEX: the demangled kernels that must keep their loads in flight (default: the kernels of reducelab::reduce
-that fold vectors directly, one block or many: commutative built-in functors over 1-16 byte values); the script exits
-1 naming each one that does not, 2 if none matched. --list prints every kernel with its 16-byte loads' depths.
+By default the script checks the kernels reducelab::reduce launches on a Hopper GPU: the one-block and multi-block
+kernels, at the shapes include/reducelab/tuning/sm90.hpp gives each value size, of the built-in commutative functors
+over arithmetic values (the direct fold) and of affine_compose (the warp tiles, and the one-block kernel's thread
+runs). Other shapes are `reducelab tune`'s candidates, which it times rather than trusts. --check REGEX checks every
+demangled kernel it matches instead, whatever its shape. The script exits 1 naming each checked kernel that keeps
+fewer loads in flight, 2 if none was checked. --list prints every kernel with its 16-byte loads' depths.
 cuobjdump and the nvdisasm it runs come from $CUOBJDUMP / $NVDISASM, PATH, the CUDA Toolkit, or $REDUCELAB_TOOLS_DIR
 (where scripts/reducelab.sh puts the ones it fetches from PyPI); without them the script exits 77, which CTest
 reports as a skip.
@@ -30,13 +37,39 @@ import shutil
 import subprocess
 import sys
 
-# The kernels whose commutative functor folds whole vectors (kernels/one_block.cuh, and kernels/single_pass.cuh's
-# blocks, each on its passes): the built-in commutative functors over arithmetic values. The others take the warp
-# tiles, whose edges make batches uneven.
-DEFAULT_CHECK = (r"^void reducelab::kernels::(one_block|single_pass)<\d+, \d+, reducelab::functors::"
-                 r"(plus|maximum|minimum|multiplies|bit_and|bit_or|bit_xor|logical_and|logical_or), "
-                 r"(bool|char|signed char|unsigned char|short|unsigned short|int|unsigned int|long|unsigned long|"
-                 r"float|double)>")
+# The functors and value types of the default check (see the module doc), and each value type's size in bytes.
+DEFAULT_KERNELS = re.compile(
+    r"^void reducelab::kernels::(?P<kernel>one_block|single_pass)<(?P<threads>\d+), (?P<vectors>\d+), "
+    r"reducelab::functors::(?P<functor>plus|maximum|minimum|multiplies|bit_and|bit_or|bit_xor|logical_and|logical_or|"
+    r"affine_compose), (?P<type>[^,<>]+(?:<[^<>]*>)?)\s*>")
+VALUE_BYTES = {"bool": 1, "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4,
+               "unsigned int": 4, "float": 4, "long": 8, "unsigned long": 8, "double": 8,
+               "reducelab::functors::affine_map<unsigned int>": 8, "reducelab::functors::affine_map<unsigned long>": 16}
+POLICY_HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include", "reducelab", "tuning",
+                             "sm90.hpp")
+POLICY = re.compile(r"struct sm90<(\d+)> : policy<(\d+), (\d+), \d+, (\d+), \d+(?:, (\d+))?>")
+
+
+def sm90_shapes(header=POLICY_HEADER):
+    """{(kernel, value bytes): (threads, loads per thread)} for the size classes tuning/sm90.hpp tunes."""
+    shapes = {}
+    with open(header) as f:
+        for m in POLICY.finditer(f.read()):
+            size, threads, vectors, one_threads, one_vectors = m.groups()
+            shapes[("single_pass", int(size))] = (int(threads), int(vectors))
+            shapes[("one_block", int(size))] = (int(one_threads), int(one_vectors or vectors))
+    return shapes
+
+
+def launched_on_sm90(name, shapes):
+    """Whether `name` is a kernel of the default check at the shape sm90.hpp gives its value size."""
+    m = DEFAULT_KERNELS.match(name)
+    if not m or m.group("type").strip() not in VALUE_BYTES:
+        return False
+    key = (m.group("kernel"), VALUE_BYTES[m.group("type").strip()])
+    return shapes.get(key) == (int(m.group("threads")), int(m.group("vectors")))
+
+
 REG = re.compile(r"\bR(\d+)(\.64)?\b")
 LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 
@@ -72,12 +105,17 @@ def parse(instruction):
 def load_depths(instructions):
     """Depth (see the module doc) of each LDG.E.128, in address order."""
     depths = []
-    pending = []  # [index into depths, its registers, loads issued since]
+    pending = []  # [index into depths, its registers (None: an asynchronous copy), loads issued since]
     for ins in instructions:
         opcode, dst, src = parse(ins)
         still = []
         for entry in pending:
-            if entry[1] & src:
+            if entry[1] is None:
+                if opcode.startswith("DEPBAR"):  # the wait on the copies
+                    depths[entry[0]] = entry[2]
+                else:
+                    still.append(entry)
+            elif entry[1] & src:
                 depths[entry[0]] = entry[2]
             elif entry[1] & dst:  # overwritten before any use: count what it had
                 depths[entry[0]] = entry[2]
@@ -91,7 +129,7 @@ def load_depths(instructions):
             for entry in pending:
                 entry[2] += 1
             depths.append(None)
-            pending.append([len(depths) - 1, dst, 1])
+            pending.append([len(depths) - 1, None if opcode.startswith("LDGSTS") else dst, 1])
     for entry in pending:  # never read (or read after the end): count what it had
         depths[entry[0]] = entry[2]
     return depths
@@ -125,14 +163,18 @@ def demangle(names):
 
 
 def batches(depths):
-    """Sizes of the runs of loads each ended by a load of depth 1 (see the module doc)."""
-    sizes, run = [], 0
-    for d in depths:
-        run += 1
-        if d == 1:
-            sizes.append(run)
-            run = 0
-    return sizes + ([run] if run else [])
+    """Sizes of the batches (see the module doc): a batch of b loads has depths b, b-1, ..., 1. A run that does not
+    count down that way is cut where it stops, and each piece counts no more loads than its first one's depth:
+    depths [2, 3, 2, 1] (the first load's registers read after two loads are issued, then three in flight) are
+    batches [1, 3], not one of 4."""
+    sizes, i = [], 0
+    while i < len(depths):
+        j = i
+        while j + 1 < len(depths) and depths[j + 1] == depths[j] - 1:
+            j += 1
+        sizes.append(min(depths[i], j - i + 1))
+        i = j + 1
+    return sizes
 
 
 def in_flight_enough(depths, vectors):
@@ -166,7 +208,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("binary", help="an executable, library or cubin holding sm_90 code")
     ap.add_argument("--kernel", default=".", help="only kernels whose demangled name matches (listing)")
-    ap.add_argument("--check", default=DEFAULT_CHECK, help="kernels that must keep their loads in flight")
+    ap.add_argument("--check", help="kernels that must keep their loads in flight (default: see the module doc)")
     ap.add_argument("--vectors-arg", type=int, default=1, help="template argument holding the loads per thread")
     ap.add_argument("--list", action="store_true", help="print each kernel's 16-byte load depths")
     args = ap.parse_args()
@@ -184,13 +226,14 @@ def main():
         print(f"check_sass_loads: {e}", file=sys.stderr)
         return 2
     names = demangle([n for n, _ in found])
+    shapes = None if args.check else sm90_shapes()
     checked, failed = 0, []
     for mangled, body in found:
         name = names[mangled]
         depths = load_depths(body)
         if args.list and re.search(args.kernel, name) and depths:
             print(f"batches {batches(depths)}  {name}  depths {depths}")
-        if not re.search(args.check, name):
+        if not (re.search(args.check, name) if args.check else launched_on_sm90(name, shapes)):
             continue
         vectors = template_arg(name, args.vectors_arg)
         if vectors is None:

@@ -33,7 +33,7 @@ ensure_packages() {
   fi
 }
 
-# cuobjdump and the nvdisasm it runs, for the SASS check (tests: sass.direct_fold_loads_in_flight): the CUDA Toolkit's
+# cuobjdump and the nvdisasm it runs, for the SASS check (tests: sass.library_loads_in_flight): the CUDA Toolkit's
 # if it has them, else NVIDIA's wheels from PyPI for nvcc's major version, unpacked into build/_tools/bin. Not fatal:
 # the test skips without them.
 ensure_cuobjdump() {
