@@ -4,14 +4,13 @@
 A kernel written to issue V independent loads before it uses any (agent/block_vectors.cuh, agent/warp_tiles.cuh)
 only does so if ptxas schedules it that way, and ptxas twice did not: for cuda::maximum on float it put each fold
 between two loads, so one load was in flight instead of four and the one-block path ran 1.5x slower; and in the
-non-commutative 8-byte warp-tile kernel at dc3a8fd it put a tile's first store to shared memory before its third
-load, two in flight instead of four, 3-5 % slower. Nothing on a CPU sees that except the machine code, so this reads
-it.
+non-commutative 8-byte warp-tile kernel at dc3a8fd (reverted) it put a tile's first store to shared memory before
+its third load, two in flight instead of four, 3-5 % slower (results/*-lib/last-block-in-order.txt). Nothing on a
+CPU sees that except the machine code, so this reads it.
 
 For each 16-byte global load (LDG.E.128, less the .STRONG ones: those poll other blocks' published partials) the
 script counts the 16-byte loads issued from it up to the first instruction that reads its registers, itself included
-(its "depth"), in address order. An asynchronous copy to shared memory (LDGSTS.*.128, agent/warp_tiles.cuh) holds no
-register: its depth runs to the next wait on copies (DEPBAR). A run of V loads issued back to back has depths V,
+(its "depth"), in address order. A run of V loads issued back to back has depths V,
 V-1, ..., 1: a "batch". A run that does not count down that way is cut where it stops, and each piece counts no more
 loads than its first one's depth. Loads issued one at a time (each used before the next is issued) are batches of
 one. A checked kernel passes when at least half of its 16-byte loads are in batches of at least V, its loads per
@@ -105,17 +104,12 @@ def parse(instruction):
 def load_depths(instructions):
     """Depth (see the module doc) of each LDG.E.128, in address order."""
     depths = []
-    pending = []  # [index into depths, its registers (None: an asynchronous copy), loads issued since]
+    pending = []  # [index into depths, its registers, loads issued since]
     for ins in instructions:
         opcode, dst, src = parse(ins)
         still = []
         for entry in pending:
-            if entry[1] is None:
-                if opcode.startswith("DEPBAR"):  # the wait on the copies
-                    depths[entry[0]] = entry[2]
-                else:
-                    still.append(entry)
-            elif entry[1] & src:
+            if entry[1] & src:
                 depths[entry[0]] = entry[2]
             elif entry[1] & dst:  # overwritten before any use: count what it had
                 depths[entry[0]] = entry[2]
@@ -129,7 +123,7 @@ def load_depths(instructions):
             for entry in pending:
                 entry[2] += 1
             depths.append(None)
-            pending.append([len(depths) - 1, None if opcode.startswith("LDGSTS") else dst, 1])
+            pending.append([len(depths) - 1, dst, 1])
     for entry in pending:  # never read (or read after the end): count what it had
         depths[entry[0]] = entry[2]
     return depths

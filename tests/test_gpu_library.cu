@@ -147,10 +147,10 @@ TEST(LibraryReduce, NonCommutativeFourByteValuesGetTheInOrderResultWithHeadsAndT
       expect_all_forms_exact<exact_test::affine_u16, compose>(n, offset, 23 * n + offset);
 }
 
-// single_pass's last block folds up to 32 other blocks' partials in one warp, in lane order (a non-commutative
-// functor over values a vector holds whole), and more through the whole block: grids on both sides of 33 blocks, each
-// asserted from this device's plan, with and without a head value.
-TEST(LibraryReduce, NonCommutativeLastBlockGetsTheInOrderResultInOneWarpOrAll) {
+// single_pass's last block folds the other blocks' partials in block order for a non-commutative functor, however
+// many there are: grids from 3 to over 100 blocks (each asserted from this device's plan: more than one block, and
+// both sides of 33, where the direct fold's last block switches to one warp), with and without a head value.
+TEST(LibraryReduce, NonCommutativeLastBlockGetsTheInOrderResultForSmallAndLargeGrids) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   namespace rd = reducelab::detail;
   const rd::device_properties dev = rd::current_device_properties();
@@ -165,18 +165,18 @@ TEST(LibraryReduce, NonCommutativeLastBlockGetsTheInOrderResultInOneWarpOrAll) {
       return grid;
     });
   };
-  bool saw_one_warp = false, saw_block = false;
+  bool saw_small = false, saw_large = false;
   for (std::size_t n : {std::size_t{5'003}, std::size_t{16'411}, std::size_t{40'000}, std::size_t{65'536},
                         std::size_t{70'001}, (std::size_t{1} << 18) + 3}) {
     for (std::size_t offset : {0, 1}) {
       const unsigned grid = grid_for(n, offset);
-      if (grid > 1) (grid - 1 <= 32 ? saw_one_warp : saw_block) = true;
+      if (grid > 1) (grid - 1 <= 32 ? saw_small : saw_large) = true;
       SCOPED_TRACE("grid of " + std::to_string(grid));
       expect_all_forms_exact<affine_u32, compose>(n, offset, 41 * n + offset);
     }
   }
-  EXPECT_TRUE(saw_one_warp) << "no size gave 2-33 blocks on this device";
-  EXPECT_TRUE(saw_block) << "no size gave more than 33 blocks on this device";
+  EXPECT_TRUE(saw_small) << "no size gave 2-33 blocks on this device";
+  EXPECT_TRUE(saw_large) << "no size gave more than 33 blocks on this device";
 }
 
 TEST(LibraryReduce, StructOfTwentyFourBytesTakesVectorAndScalarPaths) {

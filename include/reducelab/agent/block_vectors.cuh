@@ -100,23 +100,4 @@ __device__ __forceinline__ T fold_thread_run(const uint4* __restrict__ vectors, 
   return running;
 }
 
-/// `running` combined with p[0], ..., p[count - 1] in order, count <= MaxCount (a head or a tail, fewer values than
-/// a vector holds): every load is issued before the first combine (a load past count reads p[count - 1] again), so
-/// the values cost one memory round trip rather than one each.
-template <std::size_t MaxCount, class T, class OpT>
-__device__ __forceinline__ T fold_short_run(T running, const T* p, std::size_t count, OpT op) {
-  if constexpr (MaxCount == 0) {
-    return running;
-  } else {
-    if (count == 0) return running;
-    T x[MaxCount];
-#pragma unroll
-    for (std::size_t i = 0; i < MaxCount; ++i) x[i] = p[i < count ? i : count - 1];
-#pragma unroll
-    for (std::size_t i = 0; i < MaxCount; ++i)
-      if (i < count) running = op(running, x[i]);
-    return running;
-  }
-}
-
 }  // namespace reducelab::agent

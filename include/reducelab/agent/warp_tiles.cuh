@@ -1,17 +1,13 @@
 // The per-warp work of reducelab::reduce: reduce a run of whole "warp tiles" in input order, reading them with
-// 16-byte copies whatever the value type.
+// 16-byte loads whatever the value type.
 //
-// A warp tile is 32 lanes x lane_vectors 16-byte vectors of contiguous input. Lane l copies vectors l, l+32,
-// l+64, ... of the tile (every copy instruction of the warp covers 512 contiguous bytes) into the warp's slice of
-// shared memory with asynchronous copies (cp.async, through L2 only), all of them before it waits on any, so
-// lane_vectors loads per lane are in flight; they come back transposed: lane l then holds bytes [l*B, (l+1)*B) of
-// the tile, B = 16 * lane_vectors, which is a whole number of values (lane_vectors is rounded so that it is).
-// The copies hold no registers. With plain loads into registers and stores to the stage, ptxas scheduled the
-// first store before the third load once the kernel's register count fell to 32 (the non-commutative 8-byte
-// kernel at dc3a8fd), so two loads were in flight instead of four and affine_compose ran 3-5 % slower at every
-// multi-block size (results/*-lib/last-block-in-order.txt); scripts/check_sass_loads.py now checks these kernels.
-// Lane l folds its values left to right, the warp combines the lanes in lane order, and lane 0 appends the tile to
-// its running value. Every combine joins neighbours in input order, so the result is the in-order one for any associative
+// A warp tile is 32 lanes x lane_vectors 16-byte vectors of contiguous input. Lane l loads vectors l, l+32,
+// l+64, ... of the tile (every load instruction of the warp covers 512 contiguous bytes), all of them before it
+// waits on any, so lane_vectors loads per lane are in flight. The vectors go through the warp's slice of
+// shared memory and come back transposed: lane l then holds bytes [l*B, (l+1)*B) of the tile, B = 16 *
+// lane_vectors, which is a whole number of values (lane_vectors is rounded so that it is). Lane l folds its
+// values left to right, the warp combines the lanes in lane order, and lane 0 appends the tile to its running
+// value. Every combine joins neighbours in input order, so the result is the in-order one for any associative
 // functor, and the same bits every run.
 #pragma once
 
@@ -19,7 +15,6 @@
 #include "reducelab/warp/warp_reduce_hardware.cuh"
 
 #include <cuda/std/type_traits>
-#include <cuda_pipeline_primitives.h>
 
 #include <cstddef>
 #include <cstring>
@@ -78,14 +73,12 @@ __device__ __forceinline__ T reduce_warp_tiles(const uint4* __restrict__ tiles, 
   T running = identity_of<OpT, T>();
   for (std::size_t t = first; t < last; t += stride) {
     const uint4* src = tiles + t * stage_t::vectors;
-    // Straight into the stage: every copy is issued before the lane waits on any, and none holds a register.
-#pragma unroll
-    for (int j = 0; j < v; ++j)
-      __pipeline_memcpy_async(&stage.slot[stage_t::padded(j * 32 + lane)], src + j * 32 + lane, sizeof(uint4));
-    __pipeline_commit();
-    __pipeline_wait_prior(0);  // this lane's copies have landed
-    __syncwarp();              // and every lane's
     uint4 r[v];
+#pragma unroll
+    for (int j = 0; j < v; ++j) r[j] = __ldg(src + j * 32 + lane);  // all loads issued before any is used
+#pragma unroll
+    for (int j = 0; j < v; ++j) stage.slot[stage_t::padded(j * 32 + lane)] = r[j];
+    __syncwarp();
 #pragma unroll
     for (int j = 0; j < v; ++j) r[j] = stage.slot[stage_t::padded(lane * v + j)];
     __syncwarp();  // the slice is rewritten by the next tile

@@ -219,8 +219,6 @@ std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
   } else if constexpr (kernels::folds_thread_runs<OpT, T>) {
     // kernels/one_block.cuh for a non-commutative functor: thread 0's head values, a thread's run of
     // ceil(vectors / threads) vectors, the last thread's tail values, then the in-order combine through the slots.
-    // (With several blocks the tiles above count, and the last block's fold of at most 32 partials in one warp,
-    // nine combines deep, is within partials_depth.)
     if (single) {
       constexpr std::size_t per_vector = agent::values_per_vector<T>;
       const std::size_t run = (n / per_vector) / static_cast<std::size_t>(threads) + 1;

@@ -8,10 +8,8 @@
 // each thread folds its own vectors (agent/block_vectors.cuh), which the same harness timed at 4.10 µs; the head
 // and the tail (fewer than one vector's worth of values each) are folded by the first threads (block_vectors_partial,
 // which single_pass's blocks run too, each on its passes). A non-commutative functor over such values folds one
-// contiguous run of vectors per thread (block_runs_partial) and the block combines its threads in order through shared
-// memory: no transpose of each warp tile and no shuffle tree per tile. Not in single_pass: there the block's run comes
-// from HBM and a warp's loads would not be coalesced; in a same-call A/B, runs of more than a few vectors a thread were
-// 1.3-1.65x slower, and short ones no faster than the tiles (results/*-lib/last-block-in-order.txt).
+// contiguous run of vectors per thread (agent::fold_thread_run) and the block combines its threads in order through
+// shared memory (block::reduce_in_order_through_slots): no transpose of each warp tile and no shuffle tree per tile.
 // Other value types (12, 24 bytes) read the warp tiles in input order (single_pass.cuh, block_tiles_partial), as one
 // block of single_pass does. Every way the combine order is fixed, so the result is the same bits every run.
 //
@@ -28,28 +26,23 @@
 
 namespace reducelab::kernels {
 
-/// The thread runs (folds_thread_runs): vectors [v_first, v_last) of the body, thread t folding the t-th contiguous run
-/// of ceil((v_last - v_first) / BlockThreads) of them in order; with first_block, thread 0 puts the head values in
-/// front, and with last_block the last thread appends the tail values (fewer than a vector's worth each; threads past
-/// the run hold the identity, so the order stays the input's). The block then combines its threads in order through
-/// shared memory. The result is valid in thread 0. Every thread of the block must call it.
-template <int BlockThreads, int VectorsPerThread, class OpT, class T>
-__device__ __forceinline__ T block_runs_partial(const T* __restrict__ in, const single_pass_plan& plan,
-                                                std::size_t v_first, std::size_t v_last, bool first_block,
-                                                bool last_block, OpT op,
-                                                block::ordered_slot_storage<T, BlockThreads>& storage) {
-  constexpr std::size_t per_vector = agent::values_per_vector<T>;
-  const std::size_t body_end = plan.head + (plan.n - plan.head) / per_vector * per_vector;
-  const std::size_t run = (v_last - v_first + BlockThreads - 1) / BlockThreads;
-  const std::size_t offset = run * threadIdx.x;
-  const std::size_t begin = offset < v_last - v_first ? v_first + offset : v_last;
-  const std::size_t end = v_last - begin > run ? begin + run : v_last;
-  T mine = identity_of<OpT, T>();
-  if (first_block && threadIdx.x == 0) mine = agent::fold_short_run<per_vector - 1>(mine, in, plan.head, op);
-  mine = agent::fold_thread_run<VectorsPerThread>(reinterpret_cast<const uint4*>(in + plan.head), begin, end, mine, op);
-  if (last_block && threadIdx.x == BlockThreads - 1)
-    mine = agent::fold_short_run<per_vector - 1>(mine, in + body_end, plan.n - body_end, op);
-  return block::reduce_in_order_through_slots<BlockThreads>(mine, op, storage);
+/// `running` combined with p[0], ..., p[count - 1] in order, count <= MaxCount (a head or a tail, fewer values than
+/// a vector holds): every load is issued before the first combine (a load past count reads p[count - 1] again), so
+/// the values cost one memory round trip rather than one each.
+template <std::size_t MaxCount, class T, class OpT>
+__device__ __forceinline__ T fold_short_run(T running, const T* p, std::size_t count, OpT op) {
+  if constexpr (MaxCount == 0) {
+    return running;
+  } else {
+    if (count == 0) return running;
+    T x[MaxCount];
+#pragma unroll
+    for (std::size_t i = 0; i < MaxCount; ++i) x[i] = p[i < count ? i : count - 1];
+#pragma unroll
+    for (std::size_t i = 0; i < MaxCount; ++i)
+      if (i < count) running = op(running, x[i]);
+    return running;
+  }
 }
 
 /// One block reduces [in, in + plan.n) into *out. `plan` is a vector plan for one block (detail/dispatch.cuh,
@@ -72,9 +65,21 @@ __global__ void __launch_bounds__(BlockThreads)
     auto& reduce = *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw);
     partial = block_vectors_partial<BlockThreads, VectorsPerThread>(in, plan, 0, 1, true, true, op, reduce);
   } else if constexpr (folds_thread_runs<OpT, T>) {
-    const std::size_t vectors = (plan.n - plan.head) / agent::values_per_vector<T>;
-    partial = block_runs_partial<BlockThreads, VectorsPerThread>(in, plan, 0, vectors, true, true, op,
-                                                                 *reinterpret_cast<ordered_t*>(raw));
+    // Thread t folds the t-th run of ceil(vectors / BlockThreads) vectors; thread 0 puts the head in front and the
+    // last thread appends the tail (threads past the body hold the identity, so the order stays the input's).
+    constexpr std::size_t per_vector = agent::values_per_vector<T>;
+    const std::size_t vectors = (plan.n - plan.head) / per_vector;
+    const std::size_t body_end = plan.head + vectors * per_vector;
+    const std::size_t run = (vectors + BlockThreads - 1) / BlockThreads;
+    const std::size_t begin = run * threadIdx.x < vectors ? run * threadIdx.x : vectors;
+    const std::size_t end = vectors - begin > run ? begin + run : vectors;
+    T mine = identity_of<OpT, T>();
+    if (threadIdx.x == 0) mine = fold_short_run<per_vector - 1>(mine, in, plan.head, op);
+    mine = agent::fold_thread_run<VectorsPerThread>(reinterpret_cast<const uint4*>(in + plan.head), begin, end, mine,
+                                                    op);
+    if (threadIdx.x == BlockThreads - 1)
+      mine = fold_short_run<per_vector - 1>(mine, in + body_end, plan.n - body_end, op);
+    partial = block::reduce_in_order_through_slots<BlockThreads>(mine, op, *reinterpret_cast<ordered_t*>(raw));
   } else {
     constexpr int warps = storage_t::warps;
     const std::size_t warp_id = threadIdx.x / 32;

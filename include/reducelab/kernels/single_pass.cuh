@@ -88,25 +88,19 @@ inline constexpr bool folds_directly = is_commutative_v<OpT> && agent::vector_ho
 
 /// Whether the one-block kernel reads a non-commutative functor's vectors as one contiguous run per thread
 /// (agent::fold_thread_run, then an in-order combine through shared memory) instead of warp tiles: values that tile
-/// a 16-byte vector exactly. kernels/one_block.cuh says why, and why single_pass keeps the tiles.
+/// a 16-byte vector exactly. kernels/one_block.cuh says why.
 template <class OpT, class T>
 inline constexpr bool folds_thread_runs = !is_commutative_v<OpT> && agent::vector_holds_whole_values<T>;
 
-namespace detail {
-constexpr std::size_t larger(std::size_t a, std::size_t b) { return a > b ? a : b; }
-}  // namespace detail
-
-/// Shared memory of a kernel over BlockThreads x VectorsPerThread. Never live together: the warps' tile stages where
-/// tiles are read, the slots of the direct fold or of an in-order combine (the one-block kernel's thread runs, the
-/// last block's lanes), and the range storage (the last block's pass over the partials, scalar plans).
+/// Shared memory of a kernel over BlockThreads x VectorsPerThread: the warps' tile stages where tiles are read, and
+/// the range storage (the last block's pass over the partials, scalar plans), never live together.
 template <int BlockThreads, int VectorsPerThread, class OpT, class T>
 inline constexpr std::size_t raw_storage_bytes =
     folds_directly<OpT, T>
-        ? detail::larger(sizeof(typename single_pass_storage<BlockThreads, VectorsPerThread, T>::range_t),
-                         sizeof(block::commutative_storage<T, BlockThreads, OpT>))
-    : folds_thread_runs<OpT, T>
-        ? detail::larger(single_pass_storage<BlockThreads, VectorsPerThread, T>::bytes,
-                         sizeof(block::ordered_slot_storage<T, BlockThreads>))
+        ? (sizeof(typename single_pass_storage<BlockThreads, VectorsPerThread, T>::range_t) >
+                   sizeof(block::commutative_storage<T, BlockThreads, OpT>)
+               ? sizeof(typename single_pass_storage<BlockThreads, VectorsPerThread, T>::range_t)
+               : sizeof(block::commutative_storage<T, BlockThreads, OpT>))
         : single_pass_storage<BlockThreads, VectorsPerThread, T>::bytes;
 
 template <class T, class OpT>
@@ -166,32 +160,6 @@ __device__ __forceinline__ T block_vectors_partial(const T* __restrict__ in, con
   return block::reduce_commutative<BlockThreads>(op(mine, edge), op, storage);
 }
 
-/// Block `block`'s share of the warp tiles: with a commutative functor and several blocks, the tiles dealt round
-/// robin over the grid's warps; otherwise the block's contiguous run of tiles split over its warps.
-template <int BlockThreads, int VectorsPerThread, class OpT, class T>
-__device__ __forceinline__ T grid_tiles_partial(const T* __restrict__ in, const single_pass_plan& plan, unsigned block,
-                                                bool last, OpT op, unsigned char* raw) {
-  constexpr int warps = BlockThreads / 32;
-  const int warp_id = threadIdx.x / 32;
-  // This warp's tiles: first, first + stride, ... below last.
-  std::size_t w_first, w_last, w_stride;
-  if (is_commutative_v<OpT> && gridDim.x > 1) {  // dealt round robin over the grid's warps
-    w_first = static_cast<std::size_t>(block) * warps + warp_id;
-    w_last = plan.tiles;
-    w_stride = static_cast<std::size_t>(gridDim.x) * warps;
-  } else {  // a contiguous run: the block's run split over its warps
-    const std::size_t first = static_cast<std::size_t>(block) * plan.tiles_per_block;
-    const std::size_t begin = first < plan.tiles ? first : plan.tiles;
-    const std::size_t end = plan.tiles - begin > plan.tiles_per_block ? begin + plan.tiles_per_block : plan.tiles;
-    const std::size_t per_warp = (end - begin + warps - 1) / warps;
-    w_first = begin + per_warp * warp_id < end ? begin + per_warp * warp_id : end;
-    w_last = w_first + per_warp < end ? w_first + per_warp : end;
-    w_stride = 1;
-  }
-  return block_tiles_partial<BlockThreads, VectorsPerThread>(in, plan, w_first, w_last, w_stride, block == 0, last, op,
-                                                             raw);
-}
-
 template <int BlockThreads, int VectorsPerThread, class OpT, class T>
 __global__ void __launch_bounds__(BlockThreads)
     single_pass(const T* __restrict__ in, single_pass_plan plan, T* out, grid::tagged_partial<T>* partials,
@@ -212,7 +180,27 @@ __global__ void __launch_bounds__(BlockThreads)
           in, plan, block, gridDim.x, block == 0, last, op,
           *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw));
   } else if constexpr (agent::vectorizable<T>) {
-    if (!plan.scalar) partial = grid_tiles_partial<BlockThreads, VectorsPerThread>(in, plan, block, last, op, raw);
+    if (!plan.scalar) {
+      constexpr int warps = storage_t::warps;
+      const int warp_id = threadIdx.x / 32;
+      // This warp's tiles: first, first + stride, ... below last.
+      std::size_t w_first, w_last, w_stride;
+      if (is_commutative_v<OpT> && gridDim.x > 1) {  // dealt round robin over the grid's warps
+        w_first = static_cast<std::size_t>(block) * warps + warp_id;
+        w_last = plan.tiles;
+        w_stride = static_cast<std::size_t>(gridDim.x) * warps;
+      } else {  // a contiguous run: the block's run split over its warps
+        const std::size_t first = static_cast<std::size_t>(block) * plan.tiles_per_block;
+        const std::size_t begin = first < plan.tiles ? first : plan.tiles;
+        const std::size_t end = plan.tiles - begin > plan.tiles_per_block ? begin + plan.tiles_per_block : plan.tiles;
+        const std::size_t per_warp = (end - begin + warps - 1) / warps;
+        w_first = begin + per_warp * warp_id < end ? begin + per_warp * warp_id : end;
+        w_last = w_first + per_warp < end ? w_first + per_warp : end;
+        w_stride = 1;
+      }
+      partial = block_tiles_partial<BlockThreads, VectorsPerThread>(in, plan, w_first, w_last, w_stride, block == 0,
+                                                                    last, op, raw);
+    }
   }
   if (plan.scalar) {
     const std::size_t first = static_cast<std::size_t>(block) * plan.items_per_block;
@@ -233,27 +221,20 @@ __global__ void __launch_bounds__(BlockThreads)
   // The last block: thread t folds the partials of blocks [t*k, t*k + k) (k = ceil((G-1)/threads)) in order as
   // they are published, the block combines the threads in thread order, and its own partial comes last.
   const unsigned others = gridDim.x - 1;
-  if constexpr (agent::vector_holds_whole_values<T>) {  // folds_directly, or a non-commutative functor's tiles
+  if constexpr (folds_directly<OpT, T>) {
     // At most 32 other blocks (2^16-2^18 4-byte values, 2^14-2^16 8-byte ones, under the sm90 policies): warp 0
     // alone, one partial a lane, then its lanes combined (block::reduce_lanes_commutative: one instruction or the
-    // slots lane 0 folds; reduce_lanes_in_order for a non-commutative functor, the slots in lane order), rather than
-    // a barrier and a tree over the block's warps: FASTER or SAME at every such size in a same-call A/B on the H100
-    // and the H200, int32 5-9 % (results/*-lib/last-block-warp-fold.txt, run 2); affine_compose 2-8 % at 2^14-2^16
-    // (last-block-in-order.txt). Not with more blocks (four partials a lane were 10-16 % slower, run 1). Not for
-    // values a vector does not hold whole (12, 24 bytes): unmeasured, and when first tried in the commutative
-    // warp-tile kernel ptxas scheduled its tile loop with fewer loads in flight (scripts/check_sass_loads.py).
+    // slots lane 0 folds), rather than a barrier and a tree over the block's warps: FASTER
+    // or SAME at every such size in a same-call A/B on the H100 and the H200, int32 5-9 % (results/*-lib/
+    // last-block-warp-fold.txt, run 2). Not with more blocks (four partials a lane were 10-16 % slower, run 1), and
+    // not in the warp-tile kernel, whose tile loop ptxas then scheduled with fewer loads in flight.
     if (others <= warp::threads_per_warp) {
       if (threadIdx.x < warp::threads_per_warp) {
         const unsigned b_first = threadIdx.x < others ? threadIdx.x : others;
         const unsigned b_last = b_first + 1 < others ? b_first + 1 : others;
         const T mine = grid::fold_published<4>(identity_of<OpT, T>(), partials, b_first, b_last, epoch, op);
-        T earlier;
-        if constexpr (folds_directly<OpT, T>)
-          earlier = block::reduce_lanes_commutative<BlockThreads>(
-              mine, op, *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw));
-        else  // lane order is block order
-          earlier = block::reduce_lanes_in_order<BlockThreads>(
-              mine, op, *reinterpret_cast<block::ordered_slot_storage<T, BlockThreads>*>(raw));
+        const T earlier = block::reduce_lanes_commutative<BlockThreads>(
+            mine, op, *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw));
         if (threadIdx.x == 0) write_result(out, op(earlier, partial), plan);
       }
       return;
