@@ -18,6 +18,7 @@ thread, read from its template arguments (--vectors-arg); a kernel with V = 1 ha
 partial pass, a head) make small batches, hence "half".
 
   python3 scripts/check_sass_loads.py build/reducelab [--check REGEX] [--vectors-arg N] [--list [--kernel REGEX]]
+  python3 scripts/check_sass_loads.py --self-test   (the counting rules on known machine code; no cuobjdump needed)
 
 By default the script checks the kernels reducelab::reduce launches on a Hopper GPU: the one-block and multi-block
 kernels, at the shapes include/reducelab/tuning/sm90.hpp gives each value size, of the built-in commutative functors
@@ -198,7 +199,53 @@ def template_arg(name, index):
         return None
 
 
+def self_test():
+    """The counting rules on machine code whose verdict is known, no cuobjdump needed (CTest sass.counting_rules)."""
+    cases = [
+        # (SASS lines, loads per thread, depths, passes)
+        # Four loads, then their stores: all four in flight.
+        (["LDG.E.128.CONSTANT R8, desc[UR8][R36.64]", "LDG.E.128.CONSTANT R12, desc[UR8][R36.64+0x200]",
+          "LDG.E.128.CONSTANT R16, desc[UR8][R36.64+0x400]", "LDG.E.128.CONSTANT R20, desc[UR8][R36.64+0x600]",
+          "STS.128 [R32], R8", "STS.128 [R30+0x200], R12", "STS.128 [R29+0x400], R16", "STS.128 [R28+0x600], R20"],
+         4, [4, 3, 2, 1], True),
+        # dc3a8fd's affine_compose tile loop: the first store before the third load, two in flight.
+        (["LDG.E.128.CONSTANT R12, desc[UR12][R4.64+-0x800]", "LDG.E.128.CONSTANT R8, desc[UR12][R4.64+-0x600]",
+          "STS.128 [R16], R12", "LDG.E.128.CONSTANT R12, desc[UR12][R4.64+-0x400]",
+          "LDG.E.128.CONSTANT R16, desc[UR12][R4.64+-0x200]", "STS.128 [R24+0x200], R8", "STS.128 [R25+0x400], R12",
+          "STS.128 [R29+0x600], R16"],
+         4, [2, 3, 2, 1], False),
+        # Each load folded before the next (stop 25's maximum/float): one in flight.
+        (["LDG.E.128 R4, desc[UR4][R2.64]", "FMNMX R0, R4, R0, !PT", "LDG.E.128 R8, desc[UR4][R2.64+0x10]",
+          "FMNMX R0, R8, R0, !PT"],
+         2, [1, 1], False),
+        # The last block's polls of published partials are not the fold's loads.
+        (["LDG.E.128.STRONG.GPU R8, desc[UR8][R8.64]", "LDG.E.128 R4, desc[UR4][R2.64]",
+          "LDG.E.128 R12, desc[UR4][R2.64+0x10]", "IADD3 R0, R4, R12, RZ"],
+         2, [2, 1], True),
+    ]
+    failed = 0
+    for lines, vectors, want_depths, want_pass in cases:
+        depths = load_depths(lines)
+        verdict = in_flight_enough(depths, vectors)
+        if depths != want_depths or verdict != want_pass:
+            failed += 1
+            print(f"check_sass_loads self-test: depths {depths} (want {want_depths}), passes {verdict} "
+                  f"(want {want_pass}) for {lines[:3]}...")
+    if not launched_on_sm90("void reducelab::kernels::single_pass<256, 4, reducelab::functors::affine_compose, "
+                            "reducelab::functors::affine_map<unsigned int> >(...)", {("single_pass", 8): (256, 4)}):
+        failed += 1
+        print("check_sass_loads self-test: affine_compose's 8-byte kernel is not recognised at its policy shape")
+    if launched_on_sm90("void reducelab::kernels::one_block<256, 8, reducelab::functors::plus, float>(...)",
+                        {("one_block", 4): (512, 4)}):
+        failed += 1
+        print("check_sass_loads self-test: a tuning candidate's shape is taken for the policy's")
+    print(f"check_sass_loads self-test: {len(cases) + 2} cases, {failed} failed")
+    return 1 if failed else 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("binary", help="an executable, library or cubin holding sm_90 code")
     ap.add_argument("--kernel", default=".", help="only kernels whose demangled name matches (listing)")
