@@ -244,15 +244,18 @@ def self_test():
 
 
 def main():
-    if sys.argv[1:] == ["--self-test"]:
-        return self_test()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("binary", help="an executable, library or cubin holding sm_90 code")
+    ap.add_argument("binary", nargs="?", help="an executable, library or cubin holding sm_90 code")
+    ap.add_argument("--self-test", action="store_true", help="check the counting rules on known machine code instead")
     ap.add_argument("--kernel", default=".", help="only kernels whose demangled name matches (listing)")
     ap.add_argument("--check", help="kernels that must keep their loads in flight (default: see the module doc)")
     ap.add_argument("--vectors-arg", type=int, default=1, help="template argument holding the loads per thread")
     ap.add_argument("--list", action="store_true", help="print each kernel's 16-byte load depths")
     args = ap.parse_args()
+    if args.self_test:
+        return self_test()
+    if not args.binary:
+        ap.error("a binary to read, or --self-test")
     cuobjdump = find_tool("cuobjdump", "CUOBJDUMP")
     nvdisasm = find_tool("nvdisasm", "NVDISASM")  # cuobjdump -sass runs it
     if not cuobjdump or not nvdisasm:
