@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,12 +36,32 @@ struct tile_ends {
 long long num_elements(const offsets_t& o) { return o.back() - o.front(); }
 long long num_segments(const offsets_t& o) { return static_cast<long long>(o.size()) - 1; }
 
-/// The warp search of segmented/warp/warp_merge_path.cuh with its 32 lanes played one after another.
-seg::path_coord warp_search(long long diag, const offsets_t& o) {
+/// The warp search of segmented/warp/warp_merge_path.cuh with its 32 lanes played one after another; `rounds`, when
+/// given, counts its rounds (each one memory round trip on the device).
+seg::path_coord warp_search(long long diag, const offsets_t& o, int* rounds = nullptr) {
   const ends_of ends{o.data()};
   long long lo = seg::search_low(diag, num_elements(o));
   long long hi = seg::search_high(diag, num_segments(o));
+  int count = 0;
+  if (hi - lo > 32) {  // the guided round: a spread candidate and a guided one per lane
+    ++count;
+    const long long guess = seg::guess_segments(diag, num_segments(o), num_elements(o));
+    int trues[2] = {0, 0};
+    bool prefix[2] = {true, true};
+    for (int j = 0; j < 32; ++j) {
+      const long long p[2] = {seg::probe_point(lo, hi, j), seg::guided_first(lo, hi, guess) + j};
+      for (int k = 0; k < 2; ++k) {
+        EXPECT_TRUE(p[k] >= lo && p[k] < hi) << "candidate " << k << " of lane " << j << " outside the window";
+        const bool holds = seg::end_comes_first(ends, p[k], diag);
+        EXPECT_TRUE(!holds || prefix[k]) << "the guided round's answers are not a prefix, lane " << j << ", set " << k;
+        prefix[k] = prefix[k] && holds;
+        trues[k] += holds ? 1 : 0;
+      }
+    }
+    seg::narrow_guided(lo, hi, guess, trues[0], trues[1]);
+  }
   while (lo < hi) {
+    ++count;
     int trues = 0;
     bool prefix = true;
     for (int j = 0; j < 32; ++j) {
@@ -51,6 +72,7 @@ seg::path_coord warp_search(long long diag, const offsets_t& o) {
     }
     if (seg::narrow(lo, hi, trues)) break;
   }
+  if (rounds != nullptr) *rounds = count;
   return {lo, diag - lo};
 }
 
@@ -363,6 +385,89 @@ TEST(SegmentedPartition, ProbesNarrowTheWindow) {
   EXPECT_FALSE(seg::probe_valid(a, b, 13));
   EXPECT_TRUE(seg::narrow(a, b, 4));
   EXPECT_EQ(a, 11);
+}
+
+TEST(SegmentedPartition, GuidedRoundNarrowsBothWays) {
+  // Window [0, 1000), guess 500: guided candidates 484..515; spread ones 1000 * (j + 1) / 33.
+  long long lo = 0, hi = 1000;
+  EXPECT_EQ(seg::guided_first(lo, hi, 500), 484);
+  EXPECT_EQ(seg::guided_first(lo, hi, 990), 968);  // clamped: the last 32 candidates
+  EXPECT_EQ(seg::guided_first(lo, hi, 3), 0);
+  EXPECT_TRUE(seg::narrow_guided(lo, hi, 500, 16, 3));  // 484..486 held, 487 did not: the answer
+  EXPECT_EQ(lo, 487);
+  lo = 0, hi = 1000;
+  EXPECT_FALSE(seg::narrow_guided(lo, hi, 500, 2, 0));  // below the guess: as narrow() leaves it
+  EXPECT_EQ(lo, 2 * 1000 / 33 + 1);
+  EXPECT_EQ(hi, 3 * 1000 / 33);
+  lo = 0, hi = 1000;
+  EXPECT_FALSE(seg::narrow_guided(lo, hi, 500, 17, 32));  // above the guided candidates (and spread candidate 16, 515)
+  EXPECT_EQ(lo, 516);
+  EXPECT_EQ(hi, 18 * 1000 / 33);
+  lo = 0, hi = 1000;
+  EXPECT_FALSE(seg::narrow_guided(lo, hi, 500, 15, 0));  // the guided candidates trim the spread interval from above
+  EXPECT_EQ(lo, 15 * 1000 / 33 + 1);
+  EXPECT_EQ(hi, 484);
+  lo = 0, hi = 1000;
+  EXPECT_TRUE(seg::narrow_guided(lo, hi, 999, 32, 32));  // every candidate held: the answer is 1000
+  EXPECT_EQ(lo, 1000);
+  EXPECT_EQ(seg::guess_segments(0, 0, 0), 0);
+  EXPECT_EQ(seg::guess_segments(90, 10, 80), 10);  // clamped to search_high: diagonal 90 has passed every end
+}
+
+TEST(SegmentedPartition, UniformLengthsAreFoundInOneRound) {
+  // Every block diagonal of a 528-block grid (the H100's) on uniform layouts, including many more segments than fit
+  // a window of 32: the guided round finds each one, where the spread probes alone took up to 5 rounds.
+  for (const long long length : {0LL, 1LL, 3LL, 8LL, 256LL, 4096LL, 65536LL}) {
+    const long long segments = length == 0 ? 100000 : (1LL << 22) / length;
+    offsets_t o(static_cast<std::size_t>(segments + 1));
+    for (long long s = 0; s <= segments; ++s) o[static_cast<std::size_t>(s)] = 7 + s * length;
+    const long long total = num_segments(o) + num_elements(o);
+    int most = 0;
+    for (long long b = 0; b <= 528; ++b) {
+      const long long d = seg::block_diagonals(b, 528, total, 2048).first;
+      int rounds = 0;
+      const seg::path_coord got = warp_search(d, o, &rounds);
+      ASSERT_EQ(got.segment, search(d, o).segment) << "length " << length << ", diagonal " << d;
+      most = std::max(most, rounds);
+    }
+    EXPECT_LE(most, 1) << "uniform length " << length << ": a diagonal took " << most << " rounds";
+  }
+}
+
+TEST(SegmentedPartition, MissedGuessesCostNoMoreRounds) {
+  // One giant segment then short ones, and random lengths: the guess is wrong for most diagonals; the search must
+  // still be exact, and take no more rounds than the search without the guided round (33-fold per round).
+  std::mt19937_64 rng(7);
+  std::vector<offsets_t> layouts;
+  {
+    offsets_t o{0, 1LL << 21};
+    for (int s = 0; s < 250000; ++s) o.push_back(o.back() + 8);
+    layouts.push_back(o);
+  }
+  for (int r = 0; r < 4; ++r) {
+    const auto lengths = random_lengths(50000 + r * 30000, r % 2 == 0 ? 40 : 3000, 100 + r);
+    offsets_t o{0};
+    for (long long l : lengths) o.push_back(o.back() + (rng() % 10 == 0 ? 0 : l));
+    layouts.push_back(o);
+  }
+  int searched = 0, fewer = 0;
+  for (const auto& o : layouts) {
+    const long long total = num_segments(o) + num_elements(o);
+    for (long long d = 0; d <= total; d += 1 + total / 3001) {
+      int rounds = 0;
+      ASSERT_EQ(warp_search(d, o, &rounds).segment, search(d, o).segment) << "diagonal " << d;
+      long long window = seg::search_high(d, num_segments(o)) - seg::search_low(d, num_elements(o));
+      int spread_only = 0;
+      while (window > 0) {
+        ++spread_only;
+        window = window <= 32 ? 0 : window / 33 + 1;
+      }
+      EXPECT_LE(rounds, std::max(spread_only, 1)) << "diagonal " << d << " of " << total;
+      searched += 1;
+      fewer += rounds < spread_only ? 1 : 0;
+    }
+  }
+  std::printf("missed guesses: %d of %d searches took fewer rounds than without the guided round\n", fewer, searched);
 }
 
 TEST(SegmentedPartition, RandomLayoutsCoverEveryStepOnce) {

@@ -19,6 +19,9 @@
 //   no_short          the library's kernel without the short-segment walk (pieces_short_average 0), and
 //   short_bXuY        with X pieces per lane and Y elements of each at once
 //   thread_per_segment  a thread per segment, a thread for each (the short-segment floor; not size-robust)
+//   dynPPPxK          the library's walk with a dynamic tail: the first PPP / 1000 of the path in one stretch per
+//                     block, the rest in K chunks per block taken from an atomic counter (slower everywhere at stop 29:
+//                     results/NVIDIA_H100_80GB_HBM3-segmented/guided-search.txt)
 //
 //   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include \
 //                     scripts/harness/segmented_carries.cu -o segmented_carries
@@ -238,6 +241,105 @@ void print_stamps() {
 
 // --- the rows ---------------------------------------------------------------------------------------------------
 
+// --- a dynamic tail: the first StaticPermille / 1000 of the path in equal stretches, one per block (as the library),
+// the rest in ChunksPerBlock x grid chunks that the blocks take as they finish (an atomic counter tagged with the
+// launch's epoch, so nothing is cleared between calls). Every stretch and chunk is a unit with its own carry slot, in
+// path order, so the library's look-back joins them unchanged; a unit only waits on units taken before it.
+
+// The counter: the epoch's low 40 bits, then a 24-bit count. Block 0 opens it for this launch at its start; a block
+// whose atomicAdd landed on an earlier launch's word waits for that and adds again. (A CAS loop instead serialized
+// 528 blocks: about 200 µs per round of takes.)
+constexpr int count_bits = 24;
+__device__ __forceinline__ unsigned long long counter_tag(unsigned long long epoch) {
+  return (epoch << count_bits) >> count_bits;
+}
+__device__ __forceinline__ void open_counter(unsigned long long* counter, unsigned long long epoch) {
+  atomicExch(counter, counter_tag(epoch) << count_bits);
+}
+__device__ __forceinline__ long long take_chunk(unsigned long long* counter, unsigned long long epoch) {
+  const unsigned long long tag = counter_tag(epoch);
+  for (;;) {
+    const unsigned long long old = atomicAdd(counter, 1ULL);
+    if ((old >> count_bits) == tag) return static_cast<long long>(old & ((1ULL << count_bits) - 1));
+    while ((*reinterpret_cast<volatile unsigned long long*>(counter) >> count_bits) != tag) __nanosleep(64);
+  }
+}
+
+template <int StaticPermille, int ChunksPerBlock>
+__global__ void __launch_bounds__(policy::block_threads, policy::min_blocks_per_sm)
+    dynamic_tail_kernel(const value_t* __restrict__ in, const long long* offsets, long long S, value_t* out,
+                        seg::grid::carry_slots<value_t> carries, unsigned long long* counter) {
+  using namespace reducelab::segmented;
+  constexpr auto Map = agent::element_map::contiguous;
+  __shared__ agent::block_storage<policy, value_t, plus_int, Map> storage;
+  __shared__ path_coord ends[2];
+  __shared__ long long taken;
+  if (blockIdx.x == 0 && threadIdx.x == 0) open_counter(counter, carries.epoch);
+  agent::segment_source<long long, long long> src;
+  src.offsets = offsets;
+  src.begins = nullptr;
+  src.num_segments = S;
+  src.origin = offsets[0];
+  src.num_elements = offsets[S] - src.origin;
+  const long long total = S + src.num_elements;
+  const long long grid = gridDim.x;
+  const long long chunks = static_cast<long long>(ChunksPerBlock) * grid;
+  const bool split = total >= grid * 8LL * policy::tile_steps;  // short paths: the library's stretches alone
+  const long long static_steps = split ? total / 1000 * StaticPermille : total;
+  const long long tail = total - static_steps;
+  const long long per_chunk = (tail + chunks - 1) / chunks;
+  for (long long unit = blockIdx.x;;) {
+    diagonal_range range;
+    if (unit < grid) {
+      range = block_diagonals(unit, grid, static_steps, policy::tile_steps);
+    } else {
+      const long long c = unit - grid;
+      const long long first = c * per_chunk < tail ? c * per_chunk : tail;
+      const long long last = tail - first > per_chunk ? first + per_chunk : tail;
+      range = {static_steps + first, static_steps + last};
+    }
+    if (range.first < range.last) {  // the same in every thread
+      const int warp_id = threadIdx.x / 32;
+      if (warp_id < 2) {
+        const path_coord c = warp::merge_path_search(
+            warp_id == 0 ? range.first : range.last, [src](long long x) { return src.end(x); }, S, src.num_elements);
+        if (threadIdx.x % 32 == 0) ends[warp_id] = c;
+      }
+      __syncthreads();
+      const path_coord from = ends[0], to = ends[1];
+      const long long average = (to.element - from.element) / (to.segment - from.segment + 1);
+      const value_t carry =
+          agent::reduce_pieces_by_average<policy, Map>(in, src, from, to, out, plus_int{}, average, storage);
+      __syncthreads();
+      const long long first_start = from.segment < S ? offsets[from.segment] - src.origin : src.num_elements;
+      if (threadIdx.x == 0) grid::publish_carry(carries, unit, carry, !passes_through(from, to, first_start));
+      if (finishes_earlier_segment(from, to, first_start)) {
+        const value_t own = threadIdx.x == 0 ? out[from.segment] : carry;
+        const value_t before = grid::look_back<policy::block_threads>(carries, unit, plus_int{}, storage.range().reduce);
+        if (threadIdx.x == 0) out[from.segment] = before + own;
+      }
+    }
+    if (!split) return;
+    if (threadIdx.x == 0) taken = grid + take_chunk(counter, carries.epoch);
+    __syncthreads();
+    unit = taken;
+    __syncthreads();  // everyone has read `taken` (and ends[]) before the next unit writes them
+    if (unit >= grid + chunks) return;
+  }
+}
+
+template <int StaticPermille, int ChunksPerBlock>
+void dynamic_tail(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
+                  cudaStream_t stream) {
+  constexpr auto kernel = &dynamic_tail_kernel<StaticPermille, ChunksPerBlock>;
+  const long long grid = resident_grid<kernel>(policy::block_threads);
+  const long long units = grid * (1 + ChunksPerBlock);
+  auto* counter = reinterpret_cast<unsigned long long*>(static_cast<char*>(workspace) + (4 << 20));
+  kernel<<<static_cast<unsigned>(grid), policy::block_threads, 0, stream>>>(
+      in, offsets, S, out, seg::grid::carry_slots<value_t>::carve(workspace, units, reducelab::detail::next_epoch()),
+      counter);
+}
+
 using row_fn = void (*)(const value_t*, const long long*, long long, value_t*, void*, cudaStream_t);
 
 void library(const value_t* in, const long long* offsets, long long S, value_t* out, void*, cudaStream_t stream) {
@@ -445,7 +547,12 @@ int main(int argc, char** argv) {
                                  {"scalar_reduce", scalar_reduce, false},
                                  {"fold4x4", fold_probe<4, 4>, false},
                                  {"striped8x4", striped_probe<8, 4, 1>, false},
-                                 {"tiles4x8", striped_probe<4, 8, 0>, false}};
+                                 {"tiles4x8", striped_probe<4, 8, 0>, false},
+                                 {"dyn900x2", dynamic_tail<900, 2>, true},
+                                 {"dyn900x4", dynamic_tail<900, 4>, true},
+                                 {"dyn800x4", dynamic_tail<800, 4>, true},
+                                 {"dyn950x2", dynamic_tail<950, 2>, true},
+                                 {"dyn700x8", dynamic_tail<700, 8>, true}};
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   const double peak_gbps = harness_common::peak_gb_per_s();  // the report's peak: 2 x memory clock x bus width

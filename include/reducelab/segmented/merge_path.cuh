@@ -104,6 +104,47 @@ __host__ __device__ constexpr bool narrow(long long& lo, long long& hi, int true
   return lo >= hi;
 }
 
+// The first round is also guided (the warp search does it when the window holds more than 32 candidates): besides its
+// probe_point, lane j loads a second candidate, guided_first + j, 32 consecutive ones around guess_segments(), where
+// the answer would be if every segment had the average length. Both loads are in flight together, so the round costs
+// one memory round trip as before. Why: each round of the search is a round trip made before the block reads any
+// value (on the H100 about 0.6 µs each: the stretch was found 2.4 µs after entry at 2^24 int32 in segments of 4096,
+// results/NVIDIA_H100_80GB_HBM3-segmented/policy-4byte.txt, the `timed` rows), and with uniform lengths the guess is
+// exact to one candidate, so one round finds the answer instead of two to five. When the guess is wrong the spread
+// probes narrow the window as they always did: never a round more.
+
+/// The answer to expect at `diag` if all num_segments segments had the same length: diag * S / (S + E), clamped to the
+/// window. Any value is correct (it only places probes); this one is exact to one for uniform lengths.
+__host__ __device__ inline long long guess_segments(long long diag, long long num_segments, long long num_elements) {
+  const long long lo = search_low(diag, num_elements), hi = search_high(diag, num_segments);
+  const long long total = num_segments + num_elements;
+  long long g = total > 0 ? static_cast<long long>(static_cast<double>(diag) * static_cast<double>(num_segments) /
+                                                   static_cast<double>(total))
+                          : 0;
+  return g < lo ? lo : g > hi ? hi : g;
+}
+
+/// The first of the 32 guided candidates guided_first + j: centred on the guess, inside [lo, hi) (hi - lo > 32).
+__host__ __device__ constexpr long long guided_first(long long lo, long long hi, long long guess) {
+  const long long first = guess - 16;
+  return first < lo ? lo : first > hi - 32 ? hi - 32 : first;
+}
+
+/// After the guided round (hi - lo > 32), in which the first `spread_trues` of the probe_point candidates and the
+/// first `guided_trues` of the guided ones held: the window between the last candidate that held and the first that
+/// did not, or (done) the answer in lo. Never wider than narrow() would leave it.
+__host__ __device__ constexpr bool narrow_guided(long long& lo, long long& hi, long long guess, int spread_trues,
+                                                 int guided_trues) {
+  const long long first = guided_first(lo, hi, guess);
+  long long new_lo = lo, new_hi = hi;
+  narrow(new_lo, new_hi, spread_trues);
+  if (guided_trues > 0 && first + guided_trues > new_lo) new_lo = first + guided_trues;  // after the last that held
+  if (guided_trues < 32 && first + guided_trues < new_hi) new_hi = first + guided_trues;  // the first that did not
+  lo = new_lo;
+  hi = new_hi;
+  return lo >= hi;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Combining partials of segments in order
 // ---------------------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // A warp finds the coordinate of one diagonal of the merge path (segmented/merge_path.cuh) with 32 probes per round:
 // when the segment ends are in global memory each round is one memory latency, so a million segments take 4 rounds
-// instead of the 20 of a one-thread binary search.
+// instead of the 20 of a one-thread binary search, and segments of equal length one round (the guided first round).
 #pragma once
 
 #include "reducelab/segmented/merge_path.cuh"
@@ -16,6 +16,14 @@ __device__ __forceinline__ path_coord merge_path_search(long long diag, const En
   const int lane = threadIdx.x % 32;
   long long lo = search_low(diag, num_elements);
   long long hi = search_high(diag, num_segments);
+  if (hi - lo > 32) {  // the guided round (segmented/merge_path.cuh): two candidates per lane, loaded together
+    const long long guess = guess_segments(diag, num_segments, num_elements);
+    const bool spread = end_comes_first(ends, probe_point(lo, hi, lane), diag);
+    const bool guided = end_comes_first(ends, guided_first(lo, hi, guess) + lane, diag);
+    const int spread_trues = __popc(__ballot_sync(::reducelab::warp::full_mask, spread));
+    const int guided_trues = __popc(__ballot_sync(::reducelab::warp::full_mask, guided));
+    narrow_guided(lo, hi, guess, spread_trues, guided_trues);
+  }
   while (lo < hi) {
     const long long p = probe_point(lo, hi, lane);
     const bool holds = probe_valid(lo, hi, lane) && end_comes_first(ends, p, diag);
