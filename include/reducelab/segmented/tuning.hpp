@@ -76,8 +76,8 @@
 // before the search (no faster anywhere, up to 8 % slower); cutting the path into 2, 4 or 8 chunks per block dealt
 // round robin, with the look-backs after all of a block's walks (2: up to 13 % slower from 256 up; 8: 1.3-1.7x slower
 // everywhere); a dynamic tail (the last 5-30 % of the path in 2-8 chunks per block, taken from an atomic counter as
-// blocks finish their stretches, each chunk with its own carry slot; the harness's dyn rows, stop 29): 1.0-1.1x the
-// time at length 1 and 1.1-2.3x elsewhere (results/NVIDIA_H100_80GB_HBM3-segmented/guided-search.txt).
+// blocks finish their stretches, each chunk with its own carry slot; the harness's dyn rows, stop 29): 0.99-1.14x the
+// library's time at length 1 and 1.03-2.8x elsewhere (results/NVIDIA_H100_80GB_HBM3-segmented/guided-search.txt).
 #pragma once
 
 #include <cstddef>
