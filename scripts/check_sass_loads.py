@@ -21,9 +21,9 @@ partial pass, a head) make small batches, hence "half".
   python3 scripts/check_sass_loads.py --self-test   (the counting rules on known machine code; no cuobjdump needed)
 
 By default the script checks the kernels reducelab::reduce launches on a Hopper GPU: the one-block and multi-block
-kernels, at the shapes include/reducelab/tuning/sm90.hpp gives each value size, of the built-in commutative functors
-over arithmetic values (the direct fold) and of affine_compose (the warp tiles, and the one-block kernel's thread
-runs). Other shapes are `reducelab tune`'s candidates, which it times rather than trusts. --check REGEX checks every
+kernels (single_pass_few_blocks at single_pass's shape), at the shapes include/reducelab/tuning/sm90.hpp gives each
+value size, of the built-in commutative functors over arithmetic values (the direct fold) and of affine_compose (the
+warp tiles, and the one-block kernel's thread runs). Other shapes are `reducelab tune`'s candidates, which it times rather than trusts. --check REGEX checks every
 demangled kernel it matches instead, whatever its shape. The script exits 1 naming each checked kernel that keeps
 fewer loads in flight, 2 if none was checked. --list prints every kernel with its 16-byte loads' depths.
 cuobjdump and the nvdisasm it runs come from $CUOBJDUMP / $NVDISASM, PATH, the CUDA Toolkit, or $REDUCELAB_TOOLS_DIR
@@ -39,7 +39,7 @@ import sys
 
 # The functors and value types of the default check (see the module doc), and each value type's size in bytes.
 DEFAULT_KERNELS = re.compile(
-    r"^void reducelab::kernels::(?P<kernel>one_block|single_pass)<(?P<threads>\d+), (?P<vectors>\d+), "
+    r"^void reducelab::kernels::(?P<kernel>one_block|single_pass|single_pass_few_blocks)<(?P<threads>\d+), (?P<vectors>\d+), "
     r"reducelab::functors::(?P<functor>plus|maximum|minimum|multiplies|bit_and|bit_or|bit_xor|logical_and|logical_or|"
     r"affine_compose), (?P<type>[^,<>]+(?:<[^<>]*>)?)\s*>")
 VALUE_BYTES = {"bool": 1, "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4,
@@ -66,7 +66,8 @@ def launched_on_sm90(name, shapes):
     m = DEFAULT_KERNELS.match(name)
     if not m or m.group("type").strip() not in VALUE_BYTES:
         return False
-    key = (m.group("kernel"), VALUE_BYTES[m.group("type").strip()])
+    kernel = "single_pass" if m.group("kernel") == "single_pass_few_blocks" else m.group("kernel")  # same shape
+    key = (kernel, VALUE_BYTES[m.group("type").strip()])
     return shapes.get(key) == (int(m.group("threads")), int(m.group("vectors")))
 
 
@@ -235,11 +236,16 @@ def self_test():
                             "reducelab::functors::affine_map<unsigned int> >(...)", {("single_pass", 8): (256, 4)}):
         failed += 1
         print("check_sass_loads self-test: affine_compose's 8-byte kernel is not recognised at its policy shape")
+    if not launched_on_sm90("void reducelab::kernels::single_pass_few_blocks<256, 4, reducelab::functors::"
+                            "affine_compose, reducelab::functors::affine_map<unsigned int> >(...)",
+                            {("single_pass", 8): (256, 4)}):
+        failed += 1
+        print("check_sass_loads self-test: affine_compose's few-blocks kernel is not recognised at its policy shape")
     if launched_on_sm90("void reducelab::kernels::one_block<256, 8, reducelab::functors::plus, float>(...)",
                         {("one_block", 4): (512, 4)}):
         failed += 1
         print("check_sass_loads self-test: a tuning candidate's shape is taken for the policy's")
-    print(f"check_sass_loads self-test: {len(cases) + 2} cases, {failed} failed")
+    print(f"check_sass_loads self-test: {len(cases) + 3} cases, {failed} failed")
     return 1 if failed else 0
 
 

@@ -147,9 +147,10 @@ TEST(LibraryReduce, NonCommutativeFourByteValuesGetTheInOrderResultWithHeadsAndT
       expect_all_forms_exact<exact_test::affine_u16, compose>(n, offset, 23 * n + offset);
 }
 
-// single_pass's last block folds the other blocks' partials in block order for a non-commutative functor, however
-// many there are: grids from 3 to over 100 blocks (each asserted from this device's plan: more than one block, and
-// both sides of 33, where the direct fold's last block switches to one warp), with and without a head value.
+// The last block folds the other blocks' partials in block order for a non-commutative functor, however many there
+// are: grids from 3 to over 100 blocks (each asserted from this device's plan: more than one block, and both sides of
+// 33, where single_pass_few_blocks, whose first warp folds them one a lane, gives way to single_pass), with and
+// without a head value.
 TEST(LibraryReduce, NonCommutativeLastBlockGetsTheInOrderResultForSmallAndLargeGrids) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   namespace rd = reducelab::detail;

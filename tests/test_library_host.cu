@@ -237,6 +237,26 @@ TEST(LibraryBlock, InOrderSlotFoldJoinsNeighboursLeftToRight) {
     for (int i = 0; i < 16; ++i) EXPECT_EQ(storage_t::padded(16 * l + i), storage_t::padded(16 * l) + i);
 }
 
+// A non-commutative functor's grids of 2-33 blocks get a kernel of their own (kernels::single_pass_few_blocks, whose
+// last block folds the other partials one a lane of its first warp); larger grids, and every grid of a commutative
+// functor, get single_pass, whose machine code that kernel leaves as it was.
+TEST(LibraryPlan, OnlyNonCommutativeSmallGridsTakeTheFewBlocksKernel) {
+  using p8 = tuning::sm90<8>;
+  using exact_test::affine_u32;
+  using exact_test::compose;
+  using reducelab::functors::plus;
+  const auto large = rd::multi_block_kernel<p8, compose, affine_u32>();
+  EXPECT_EQ(reducelab::kernels::few_blocks_max, reducelab::warp::threads_per_warp + 1u);
+  EXPECT_NE((rd::multi_block_kernel_for<p8, compose, affine_u32>(2)), large);
+  EXPECT_NE((rd::multi_block_kernel_for<p8, compose, affine_u32>(33)), large);
+  EXPECT_EQ((rd::multi_block_kernel_for<p8, compose, affine_u32>(33)),
+            (rd::multi_block_kernel_for<p8, compose, affine_u32>(2)));
+  EXPECT_EQ((rd::multi_block_kernel_for<p8, compose, affine_u32>(34)), large);
+  EXPECT_EQ((rd::multi_block_kernel_for<p8, compose, affine_u32>(1056)), large);
+  for (unsigned grid : {2u, 33u, 34u, 1056u})
+    EXPECT_EQ((rd::multi_block_kernel_for<p8, plus, double>(grid)), (rd::multi_block_kernel<p8, plus, double>()));
+}
+
 TEST(LibraryPlan, EpochsNeverRepeat) {
   std::set<unsigned long long> seen;
   for (int i = 0; i < 1000; ++i) EXPECT_TRUE(seen.insert(rd::next_epoch()).second);

@@ -5,7 +5,7 @@
 //                                  (the one-block kernel's thread runs);
 //   reduce_commutative             a fixed order that is not thread order, through slots, or one REDUX/vote
 //                                  instruction per warp where the pair has one (the direct fold of both kernels);
-//   combine_warp_leaders, reduce_lanes_commutative  the pieces the kernels call on their own.
+//   combine_warp_leaders, reduce_lanes_commutative, reduce_lanes_in_order  the pieces the kernels call on their own.
 #pragma once
 
 #include "reducelab/core/traits.hpp"
@@ -140,6 +140,19 @@ __device__ __forceinline__ T reduce_in_order_through_slots(T value, OpT op, orde
   if (threadIdx.x >= warp::threads_per_warp) return value;
   value = detail::fold_slots_in_order<run>(s.slots + storage_t::padded(lane * run), op);
   __syncwarp();  // every lane has read its run before slots [0, 32) are rewritten
+  s.slots[lane] = value;
+  __syncwarp();
+  if (lane == 0) value = detail::fold_slots_in_order<warp::threads_per_warp>(s.slots, op);
+  return value;
+}
+
+/// Any associative functor: combine the 32 lanes of the calling warp in lane order through the first 32 slots of `s`
+/// (detail::fold_slots_in_order, folded by lane 0); the result is valid in lane 0. The in-order counterpart of
+/// reduce_lanes_commutative, with the same contract: one warp at a time, every thread of it calls.
+template <int BlockThreads, class T, class OpT>
+__device__ __forceinline__ T reduce_lanes_in_order(T value, OpT op, ordered_slot_storage<T, BlockThreads>& s) {
+  const int lane = threadIdx.x % warp::threads_per_warp;
+  __syncwarp();  // the warp's earlier reads of these slots are done
   s.slots[lane] = value;
   __syncwarp();
   if (lane == 0) value = detail::fold_slots_in_order<warp::threads_per_warp>(s.slots, op);

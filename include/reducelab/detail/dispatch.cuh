@@ -53,6 +53,16 @@ template <class PolicyT, class OpT, class T>
 constexpr auto multi_block_kernel() {
   return &kernels::single_pass<PolicyT::block_threads, PolicyT::vectors_per_thread, OpT, T>;
 }
+/// The multi-block kernel for a grid of `grid` blocks: kernels::single_pass_few_blocks up to kernels::few_blocks_max
+/// blocks where the functor has one (kernels::has_few_blocks_kernel), multi_block_kernel otherwise.
+template <class PolicyT, class OpT, class T>
+auto multi_block_kernel_for(unsigned grid) {
+  if constexpr (kernels::has_few_blocks_kernel<OpT, T>) {
+    if (grid <= kernels::few_blocks_max)
+      return &kernels::single_pass_few_blocks<PolicyT::block_threads, PolicyT::vectors_per_thread, OpT, T>;
+  }
+  return multi_block_kernel<PolicyT, OpT, T>();
+}
 /// The one-block path: kernels/one_block.cuh for vector plans, single_pass with one block for scalar ones.
 template <class PolicyT, class OpT, class T>
 constexpr auto single_block_kernel() {
@@ -170,7 +180,8 @@ void launch(const T* in, std::size_t n, T* out, void* workspace, OpT op, cudaStr
   plan.done_flag = signal.flag;
   plan.done_seq = signal.seq;
   auto* partials = static_cast<::reducelab::grid::tagged_partial<T>*>(workspace);
-  multi_block_kernel<PolicyT, OpT, T>()<<<grid, threads, 0, stream>>>(in, plan, out, partials, next_epoch(), op);
+  multi_block_kernel_for<PolicyT, OpT, T>(grid)<<<grid, threads, 0, stream>>>(in, plan, out, partials, next_epoch(),
+                                                                              op);
   CUDA_TRY_LAUNCH();
 }
 
@@ -194,7 +205,9 @@ std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
   const std::size_t tiles = n / tile + 1;
   const std::size_t grid = cap < tiles ? cap : tiles;
   const std::size_t per_warp = (tiles / grid + 1) / warps + 1;
-  const std::size_t partials_depth = grid / 32 + 1 + 15;  // reduce_range over the partials: a lane's run, two trees
+  // The last block's pass over the partials: a lane's run and two trees (single_pass_few_blocks: one partial a lane,
+  // then fold_slots_in_order over 32 lanes, 9 combines deep, within this).
+  const std::size_t partials_depth = grid / 32 + 1 + 15;
   const std::size_t tail_depth = tile / 32 + 1 + 15;
   // Scalar plans: a block's run of values split over its warps' tiles of 32 items, plus the trees.
   const std::size_t scalar_depth = n / grid / 32 + 64;

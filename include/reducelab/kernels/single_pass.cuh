@@ -29,6 +29,9 @@
 // block's the tail (fewer than a vector's worth each). The one-block kernel folds the same way. The combine order is
 // still fixed by the indices.
 //
+// A non-commutative functor has a second kernel for grids of at most 33 blocks, single_pass_few_blocks: the same
+// body, whose last block folds the others' partials in its first warp (has_few_blocks_kernel says why apart).
+//
 // With one block (gridDim.x == 1) there is nothing to publish and no workspace. The one-block path launches
 // kernels/one_block.cuh instead, except for scalar plans, which come here with one block.
 // When the body cannot be read in vectors (a value type too large, or a pointer whose values never meet a
@@ -103,6 +106,29 @@ inline constexpr std::size_t raw_storage_bytes =
                : sizeof(block::commutative_storage<T, BlockThreads, OpT>))
         : single_pass_storage<BlockThreads, VectorsPerThread, T>::bytes;
 
+/// Whether a functor gets a kernel of its own for grids of at most 33 blocks (single_pass_few_blocks): a
+/// non-commutative functor over values read in vectors. Its last block folds the other blocks' partials in warp 0,
+/// one a lane, and combines the lanes in lane order (block::reduce_lanes_in_order) instead of a barrier and a tree
+/// over the block's warps. A kernel of its own because in the large-grid kernel the same code, behind a runtime
+/// branch, made ptxas schedule the tile loop with fewer loads in flight (dc3a8fd, 1.4-4.7 % slower at every
+/// multi-block size; results/*-lib/last-block-in-order.txt). The direct fold's last block does the same in
+/// single_pass itself, where it cost nothing (last-block-warp-fold.txt).
+template <class OpT, class T>
+inline constexpr bool has_few_blocks_kernel = !is_commutative_v<OpT> && agent::vectorizable<T>;
+
+/// The most blocks single_pass_few_blocks serves: its last block plus one other block per lane of warp 0.
+inline constexpr unsigned few_blocks_max = 33;
+
+namespace detail {
+constexpr std::size_t larger(std::size_t a, std::size_t b) { return a > b ? a : b; }
+}  // namespace detail
+
+/// Shared memory of single_pass_few_blocks: single_pass's, and the first warp's in-order slots.
+template <int BlockThreads, int VectorsPerThread, class OpT, class T>
+inline constexpr std::size_t few_blocks_storage_bytes =
+    detail::larger(raw_storage_bytes<BlockThreads, VectorsPerThread, OpT, T>,
+                   sizeof(block::ordered_slot_storage<T, BlockThreads>));
+
 template <class T, class OpT>
 __device__ __forceinline__ T fold_values(T acc, const T* in, std::size_t begin, std::size_t end, OpT op) {
   for (std::size_t i = begin; i < end; ++i) acc = op(acc, in[i]);
@@ -160,14 +186,15 @@ __device__ __forceinline__ T block_vectors_partial(const T* __restrict__ in, con
   return block::reduce_commutative<BlockThreads>(op(mine, edge), op, storage);
 }
 
-template <int BlockThreads, int VectorsPerThread, class OpT, class T>
-__global__ void __launch_bounds__(BlockThreads)
-    single_pass(const T* __restrict__ in, single_pass_plan plan, T* out, grid::tagged_partial<T>* partials,
-                unsigned long long epoch, OpT op) {
+/// The body of both multi-block kernels. `raw` is the kernel's shared memory: the tile stage, the block combine's
+/// storage and the range storage are never live together, so one raw buffer serves them all. With FewBlocks
+/// (single_pass_few_blocks, at most few_blocks_max blocks), the last block folds the others' partials in warp 0.
+template <int BlockThreads, int VectorsPerThread, bool FewBlocks, class OpT, class T>
+__device__ __forceinline__ void reduce_and_finish(const T* __restrict__ in, const single_pass_plan& plan, T* out,
+                                                  grid::tagged_partial<T>* partials, unsigned long long epoch, OpT op,
+                                                  unsigned char* raw) {
   using storage_t = single_pass_storage<BlockThreads, VectorsPerThread, T>;
   using range_t = typename storage_t::range_t;
-  // The tile stage and the range storage are never live together: one raw buffer serves both.
-  __shared__ alignas(16) unsigned char raw[raw_storage_bytes<BlockThreads, VectorsPerThread, OpT, T>];
   range_t& range = *reinterpret_cast<range_t*>(raw);
 
   const unsigned block = blockIdx.x;
@@ -240,6 +267,19 @@ __global__ void __launch_bounds__(BlockThreads)
       return;
     }
   }
+  if constexpr (FewBlocks) {
+    // One partial a lane (others <= 32: the dispatch launches this kernel only then), folded in lane order, which
+    // is block order.
+    if (threadIdx.x < warp::threads_per_warp) {
+      const unsigned b_first = threadIdx.x < others ? threadIdx.x : others;
+      const unsigned b_last = b_first + 1 < others ? b_first + 1 : others;
+      const T mine = grid::fold_published<4>(identity_of<OpT, T>(), partials, b_first, b_last, epoch, op);
+      const T earlier = block::reduce_lanes_in_order<BlockThreads>(
+          mine, op, *reinterpret_cast<block::ordered_slot_storage<T, BlockThreads>*>(raw));
+      if (threadIdx.x == 0) write_result(out, op(earlier, partial), plan);
+    }
+    return;
+  }
   __syncthreads();  // `raw` is free again
   const unsigned k = (others + BlockThreads - 1) / BlockThreads;
   const unsigned b_first = threadIdx.x * k < others ? threadIdx.x * k : others;
@@ -247,6 +287,24 @@ __global__ void __launch_bounds__(BlockThreads)
   const T mine = grid::fold_published<4>(identity_of<OpT, T>(), partials, b_first, b_last, epoch, op);
   const T earlier = block::reduce_in_thread_order<BlockThreads>(mine, op, range.reduce);
   if (threadIdx.x == 0) write_result(out, op(earlier, partial), plan);
+}
+
+template <int BlockThreads, int VectorsPerThread, class OpT, class T>
+__global__ void __launch_bounds__(BlockThreads)
+    single_pass(const T* __restrict__ in, single_pass_plan plan, T* out, grid::tagged_partial<T>* partials,
+                unsigned long long epoch, OpT op) {
+  __shared__ alignas(16) unsigned char raw[raw_storage_bytes<BlockThreads, VectorsPerThread, OpT, T>];
+  reduce_and_finish<BlockThreads, VectorsPerThread, false>(in, plan, out, partials, epoch, op, raw);
+}
+
+/// single_pass for grids of 2 to few_blocks_max blocks, for the functors of has_few_blocks_kernel.
+template <int BlockThreads, int VectorsPerThread, class OpT, class T>
+__global__ void __launch_bounds__(BlockThreads)
+    single_pass_few_blocks(const T* __restrict__ in, single_pass_plan plan, T* out,
+                           grid::tagged_partial<T>* partials, unsigned long long epoch, OpT op) {
+  static_assert(has_few_blocks_kernel<OpT, T>, "single_pass_few_blocks serves has_few_blocks_kernel's functors");
+  __shared__ alignas(16) unsigned char raw[few_blocks_storage_bytes<BlockThreads, VectorsPerThread, OpT, T>];
+  reduce_and_finish<BlockThreads, VectorsPerThread, true>(in, plan, out, partials, epoch, op, raw);
 }
 
 }  // namespace reducelab::kernels
