@@ -15,6 +15,7 @@
 //   run:            ./few_blocks_finish [REPEATS]
 #include "comparisons/timing/engine.hpp"
 #include "scripts/harness/engine_rows.hpp"
+#include "scripts/harness/order_inputs.hpp"
 #include "functors/affine_compose.cuh"
 #include "functors/maximum.cuh"
 #include "functors/plus.cuh"
@@ -24,21 +25,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
 using namespace reducelab;
 
 namespace {
-
-template <class T>
-T* device_copy(const std::vector<T>& h) {
-  T* d = nullptr;
-  cudaMalloc(&d, h.size() * sizeof(T));
-  cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-  return d;
-}
 
 void* device_bytes(std::size_t bytes) {
   void* d = nullptr;
@@ -74,13 +66,9 @@ void run(const char* name, int repeats) {
   harness_rows::timed_stream timed;
   const auto dev = detail::current_device_properties();
   const std::size_t max_n = std::size_t{1} << 18;
-  std::mt19937_64 rng(7);
-  std::vector<T> h(max_n);
-  for (auto& x : h) x = T{static_cast<U>(rng() | 1u), static_cast<U>(rng())};
-  std::vector<double> hd(max_n);
-  for (auto& x : hd) x = static_cast<double>(static_cast<int>(rng() % 2001) - 1000);
-  T* in = device_copy(h);
-  double* in_d = device_copy(hd);
+  const harness_rows::order_inputs<U> inputs(max_n, 7);
+  const T* in = inputs.device_maps;
+  const double* in_d = inputs.device_doubles;
   T* out = static_cast<T*>(device_bytes(2 * sizeof(T)));
   double* out_d = static_cast<double*>(device_bytes(2 * sizeof(double)));
   using PD = tuning::sm90<tuning::size_class(sizeof(double))>;
@@ -110,15 +98,12 @@ void run(const char* name, int repeats) {
       }
       T r[2];
       cudaMemcpy(r, out, sizeof r, cudaMemcpyDeviceToHost);
-      T expected = identity_of<OpT, T>();
-      for (std::size_t i = 0; i < n; ++i) expected = OpT{}(expected, h[i]);
+      const T expected = inputs.in_order(n);
       const bool ok = std::memcmp(&r[0], &expected, sizeof(T)) == 0 && std::memcmp(&r[1], &expected, sizeof(T)) == 0;
       harness_rows::measure_and_print(timed.engine, w, 30,
                                       std::string(name) + " n=2^" + std::to_string(lg) + " grid=" +
                                           std::to_string(grid_of<P, OpT, T>(in, n, dev)) + (ok ? " ok" : " WRONG"));
     }
-  cudaFree(in);
-  cudaFree(in_d);
   cudaFree(out);
   cudaFree(out_d);
   cudaFree(ws_large);

@@ -15,6 +15,7 @@
 //   run:            ./one_block_run_loads [REPEATS]
 #include "comparisons/timing/engine.hpp"
 #include "scripts/harness/engine_rows.hpp"
+#include "scripts/harness/order_inputs.hpp"
 #include "functors/affine_compose.cuh"
 #include "functors/maximum.cuh"
 #include "functors/plus.cuh"
@@ -24,7 +25,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -38,14 +38,6 @@ void launch_one_block(const T* in, std::size_t n, T* out, OpT op, cudaStream_t s
   unsigned grid = 1;
   const kernels::single_pass_plan plan = detail::make_plan<512, V>(in, n, 1, grid);
   kernels::one_block<512, V, OpT, T><<<1, 512, 0, stream>>>(in, plan, out, op);
-}
-
-template <class T>
-T* device_copy(const std::vector<T>& h) {
-  T* d = nullptr;
-  cudaMalloc(&d, h.size() * sizeof(T));
-  cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-  return d;
 }
 
 template <class OpT, class T>
@@ -75,13 +67,10 @@ void run(const char* name, int repeats) {
   harness_rows::timed_stream timed;
   const auto dev = detail::current_device_properties();
   const std::size_t max_n = std::size_t{1} << 12;
-  std::mt19937_64 rng(11);
-  std::vector<T> h(max_n);
-  for (auto& x : h) x = T{static_cast<U>(rng() | 1u), static_cast<U>(rng())};
-  std::vector<double> hd(max_n);
-  for (auto& x : hd) x = static_cast<double>(static_cast<int>(rng() % 2001) - 1000);
-  T* in = device_copy(h);
-  double* in_d = device_copy(hd);
+  const harness_rows::order_inputs<U> inputs(max_n, 11);
+  const std::vector<double>& hd = inputs.doubles;
+  const T* in = inputs.device_maps;
+  const double* in_d = inputs.device_doubles;
   T* out = nullptr;
   double* out_d = nullptr;
   cudaMalloc(&out, 3 * sizeof(T));
@@ -101,8 +90,7 @@ void run(const char* name, int repeats) {
         std::printf("%s n=2^%d: %s\n", name, lg, cudaGetErrorString(e));
         std::exit(1);
       }
-      T expected = identity_of<OpT, T>();
-      for (std::size_t i = 0; i < n; ++i) expected = OpT{}(expected, h[i]);
+      const T expected = inputs.in_order(n);
       bool ok = all_equal(out, 3, expected);
       if (with_doubles) {
         double sum = -0.0, top = identity_of<functors::maximum, double>();
@@ -112,8 +100,6 @@ void run(const char* name, int repeats) {
       harness_rows::measure_and_print(timed.engine, w, 30,
                                       std::string(name) + " n=2^" + std::to_string(lg) + (ok ? " ok" : " WRONG"));
     }
-  cudaFree(in);
-  cudaFree(in_d);
   cudaFree(out);
   cudaFree(out_d);
 }

@@ -95,15 +95,17 @@ inline constexpr bool folds_directly = is_commutative_v<OpT> && agent::vector_ho
 template <class OpT, class T>
 inline constexpr bool folds_thread_runs = !is_commutative_v<OpT> && agent::vector_holds_whole_values<T>;
 
+namespace detail {
+constexpr std::size_t larger(std::size_t a, std::size_t b) { return a > b ? a : b; }
+}  // namespace detail
+
 /// Shared memory of a kernel over BlockThreads x VectorsPerThread: the warps' tile stages where tiles are read, and
 /// the range storage (the last block's pass over the partials, scalar plans), never live together.
 template <int BlockThreads, int VectorsPerThread, class OpT, class T>
 inline constexpr std::size_t raw_storage_bytes =
     folds_directly<OpT, T>
-        ? (sizeof(typename single_pass_storage<BlockThreads, VectorsPerThread, T>::range_t) >
-                   sizeof(block::commutative_storage<T, BlockThreads, OpT>)
-               ? sizeof(typename single_pass_storage<BlockThreads, VectorsPerThread, T>::range_t)
-               : sizeof(block::commutative_storage<T, BlockThreads, OpT>))
+        ? detail::larger(sizeof(typename single_pass_storage<BlockThreads, VectorsPerThread, T>::range_t),
+                         sizeof(block::commutative_storage<T, BlockThreads, OpT>))
         : single_pass_storage<BlockThreads, VectorsPerThread, T>::bytes;
 
 /// Whether a functor gets a kernel of its own for grids of at most 33 blocks (single_pass_few_blocks): a
@@ -118,10 +120,6 @@ inline constexpr bool has_few_blocks_kernel = !is_commutative_v<OpT> && agent::v
 
 /// The most blocks single_pass_few_blocks serves: its last block plus one other block per lane of warp 0.
 inline constexpr unsigned few_blocks_max = 33;
-
-namespace detail {
-constexpr std::size_t larger(std::size_t a, std::size_t b) { return a > b ? a : b; }
-}  // namespace detail
 
 /// Shared memory of single_pass_few_blocks: single_pass's, and the first warp's in-order slots.
 template <int BlockThreads, int VectorsPerThread, class OpT, class T>
@@ -248,37 +246,30 @@ __device__ __forceinline__ void reduce_and_finish(const T* __restrict__ in, cons
   // The last block: thread t folds the partials of blocks [t*k, t*k + k) (k = ceil((G-1)/threads)) in order as
   // they are published, the block combines the threads in thread order, and its own partial comes last.
   const unsigned others = gridDim.x - 1;
-  if constexpr (folds_directly<OpT, T>) {
-    // At most 32 other blocks (2^16-2^18 4-byte values, 2^14-2^16 8-byte ones, under the sm90 policies): warp 0
-    // alone, one partial a lane, then its lanes combined (block::reduce_lanes_commutative: one instruction or the
-    // slots lane 0 folds), rather than a barrier and a tree over the block's warps: FASTER
-    // or SAME at every such size in a same-call A/B on the H100 and the H200, int32 5-9 % (results/*-lib/
-    // last-block-warp-fold.txt, run 2). Not with more blocks (four partials a lane were 10-16 % slower, run 1), and
-    // not in the warp-tile kernel, whose tile loop ptxas then scheduled with fewer loads in flight.
-    if (others <= warp::threads_per_warp) {
+  if constexpr (folds_directly<OpT, T> || FewBlocks) {
+    // At most 32 other blocks: warp 0 alone, one partial a lane, then its lanes combined, rather than a barrier and
+    // a tree over the block's warps. The direct fold (2^16-2^18 4-byte values, 2^14-2^16 8-byte ones, under the sm90
+    // policies) combines them with block::reduce_lanes_commutative (one instruction or the slots lane 0 folds):
+    // FASTER or SAME at every such size in a same-call A/B on the H100 and the H200, int32 5-9 % (results/*-lib/
+    // last-block-warp-fold.txt, run 2); not with more blocks (four partials a lane were 10-16 % slower, run 1).
+    // single_pass_few_blocks (FewBlocks: the dispatch launches it only with at most 32 other blocks) combines them in
+    // lane order, which is block order (block::reduce_lanes_in_order).
+    if (FewBlocks || others <= warp::threads_per_warp) {
       if (threadIdx.x < warp::threads_per_warp) {
         const unsigned b_first = threadIdx.x < others ? threadIdx.x : others;
         const unsigned b_last = b_first + 1 < others ? b_first + 1 : others;
         const T mine = grid::fold_published<4>(identity_of<OpT, T>(), partials, b_first, b_last, epoch, op);
-        const T earlier = block::reduce_lanes_commutative<BlockThreads>(
-            mine, op, *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw));
+        T earlier;
+        if constexpr (FewBlocks)
+          earlier = block::reduce_lanes_in_order<BlockThreads>(
+              mine, op, *reinterpret_cast<block::ordered_slot_storage<T, BlockThreads>*>(raw));
+        else
+          earlier = block::reduce_lanes_commutative<BlockThreads>(
+              mine, op, *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw));
         if (threadIdx.x == 0) write_result(out, op(earlier, partial), plan);
       }
       return;
     }
-  }
-  if constexpr (FewBlocks) {
-    // One partial a lane (others <= 32: the dispatch launches this kernel only then), folded in lane order, which
-    // is block order.
-    if (threadIdx.x < warp::threads_per_warp) {
-      const unsigned b_first = threadIdx.x < others ? threadIdx.x : others;
-      const unsigned b_last = b_first + 1 < others ? b_first + 1 : others;
-      const T mine = grid::fold_published<4>(identity_of<OpT, T>(), partials, b_first, b_last, epoch, op);
-      const T earlier = block::reduce_lanes_in_order<BlockThreads>(
-          mine, op, *reinterpret_cast<block::ordered_slot_storage<T, BlockThreads>*>(raw));
-      if (threadIdx.x == 0) write_result(out, op(earlier, partial), plan);
-    }
-    return;
   }
   __syncthreads();  // `raw` is free again
   const unsigned k = (others + BlockThreads - 1) / BlockThreads;
