@@ -38,7 +38,11 @@ inline constexpr std::size_t default_all_reduce_bytes = std::size_t{256} << 20;
 inline constexpr std::size_t default_piece_bytes = 0;  // all_reduce_options' default: one piece per chunk
 /// The widest value type of the all-reduce cases (float_idx32): a piece must hold at least one.
 inline constexpr std::size_t largest_all_reduce_element = 8;
-inline constexpr int default_rounds = 10;
+/// 30, not 10: on the two-H200 machine about one sample in five of the split affine_compose reduce takes 100 µs more
+/// than the rest (1967-1977 against 1865-1874 µs in 40 rounds, stop 30), and ten samples with a few of those, after the
+/// clocks' ramp, put the median on the slow ones (1.88x one GPU at 10 rounds, 1.98x at 40 on another machine of the
+/// kind; results/NVIDIA_H200-x2-multigpu/rounds.txt).
+inline constexpr int default_rounds = 30;
 /// Below this a median and a bootstrap interval mean little.
 inline constexpr int min_rounds = 3;
 
