@@ -23,9 +23,10 @@ partial pass, a head) make small batches, hence "half".
 By default the script checks the kernels reducelab::reduce launches on a Hopper GPU: the one-block and multi-block
 kernels (single_pass_few_blocks at single_pass's shape), at the shapes include/reducelab/tuning/sm90.hpp gives each
 value size, of the built-in commutative functors over arithmetic values (the direct fold) and of affine_compose (the
-warp tiles, and the one-block kernel's thread runs). Other shapes are `reducelab tune`'s candidates, which it times rather than trusts. --check REGEX checks every
-demangled kernel it matches instead, whatever its shape. The script exits 1 naming each checked kernel that keeps
-fewer loads in flight, 2 if none was checked. --list prints every kernel with its 16-byte loads' depths.
+warp tiles, and the one-block kernel's thread runs). Other shapes are `reducelab tune`'s candidates, which it times
+rather than trusts. --check REGEX checks every demangled kernel it matches instead, whatever its shape. The script
+exits 1 naming each checked kernel that keeps fewer loads in flight, 2 if none was checked. --list prints every
+kernel with its 16-byte loads' depths.
 cuobjdump and the nvdisasm it runs come from $CUOBJDUMP / $NVDISASM, PATH, the CUDA Toolkit, or $REDUCELAB_TOOLS_DIR
 (where scripts/reducelab.sh puts the ones it fetches from PyPI); without them the script exits 77, which CTest
 reports as a skip.
@@ -39,7 +40,8 @@ import sys
 
 # The functors and value types of the default check (see the module doc), and each value type's size in bytes.
 DEFAULT_KERNELS = re.compile(
-    r"^void reducelab::kernels::(?P<kernel>one_block|single_pass|single_pass_few_blocks)<(?P<threads>\d+), (?P<vectors>\d+), "
+    # single_pass_few_blocks is checked at single_pass's shape: the suffix is not part of the kernel's name here.
+    r"^void reducelab::kernels::(?P<kernel>one_block|single_pass)(?:_few_blocks)?<(?P<threads>\d+), (?P<vectors>\d+), "
     r"reducelab::functors::(?P<functor>plus|maximum|minimum|multiplies|bit_and|bit_or|bit_xor|logical_and|logical_or|"
     r"affine_compose), (?P<type>[^,<>]+(?:<[^<>]*>)?)\s*>")
 VALUE_BYTES = {"bool": 1, "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4,
@@ -66,8 +68,7 @@ def launched_on_sm90(name, shapes):
     m = DEFAULT_KERNELS.match(name)
     if not m or m.group("type").strip() not in VALUE_BYTES:
         return False
-    kernel = "single_pass" if m.group("kernel") == "single_pass_few_blocks" else m.group("kernel")  # same shape
-    key = (kernel, VALUE_BYTES[m.group("type").strip()])
+    key = (m.group("kernel"), VALUE_BYTES[m.group("type").strip()])
     return shapes.get(key) == (int(m.group("threads")), int(m.group("vectors")))
 
 

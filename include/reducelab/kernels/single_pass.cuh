@@ -119,7 +119,7 @@ template <class OpT, class T>
 inline constexpr bool has_few_blocks_kernel = !is_commutative_v<OpT> && agent::vectorizable<T>;
 
 /// The most blocks single_pass_few_blocks serves: its last block plus one other block per lane of warp 0.
-inline constexpr unsigned few_blocks_max = 33;
+inline constexpr unsigned few_blocks_max = warp::threads_per_warp + 1;
 
 /// Shared memory of single_pass_few_blocks: single_pass's, and the first warp's in-order slots.
 template <int BlockThreads, int VectorsPerThread, class OpT, class T>
