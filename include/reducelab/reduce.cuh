@@ -178,7 +178,7 @@ T reduce(const T* in, std::size_t n, OpT op, cudaStream_t stream = nullptr) {
   const detail::result_signal signal = cache.result.next_signal();
   detail::with_device_policy<T>(dev, [&](auto policy) {
     using P = decltype(policy);
-    void* workspace = cache.reserve_workspace(detail::workspace_bytes_for<P, OpT, T>(n, dev));
+    void* workspace = cache.reserve_workspace(detail::workspace_bytes_for<P, OpT, T>(n, dev), stream);
     detail::launch<P>(in, n, static_cast<T*>(cache.result.host), workspace, op, stream, dev, signal);
   });
   detail::wait_for_result(cache.result, signal, [&] { CUDA_TRY(cudaStreamSynchronize(stream)); });

@@ -25,6 +25,20 @@
 
 namespace reducelab::detail {
 
+/// Zero a new workspace before the first launch that uses it, on that launch's stream (called under the lock that
+/// hands the workspace out, so no launch can be enqueued ahead of it). The kernels never need it cleared (the tags
+/// of grid/tagged_partials.cuh); defined contents keep memory checkers (initcheck) quiet.
+///
+/// Why on the launch's stream and not with cudaMemset: cudaMemset goes to the legacy default stream, which a stream
+/// created cudaStreamNonBlocking does not wait for, so the clear could land while the kernel ran: after some blocks
+/// had published their partials, wiping their tags, and the last block polled for them forever. It landed late when
+/// the legacy stream was busy, or when other processes shared the GPU: the hang found at stop 30 (four processes, each
+/// reducing on a new stream per call, all hung within their first 8 calls; scripts/harness/concurrent_hang.cu,
+/// results/NVIDIA_H100_80GB_HBM3-lib/concurrent-processes-hang.txt). tests/test_gpu_workspace_clear.cu has both.
+inline void clear_before_first_launch(void* memory, std::size_t bytes, cudaStream_t stream) {
+  CUDA_TRY(cudaMemsetAsync(memory, 0, bytes, stream));
+}
+
 /// The device-result call's workspace, one per stream, grown and never shrunk.
 ///
 /// Why not borrow from the pool on every call: cudaMallocFromPoolAsync + cudaFreeAsync put work of their own on
@@ -73,8 +87,7 @@ class stream_workspaces {
       e->memory = nullptr;
       e->bytes = 0;
       CUDA_TRY(cudaMalloc(&e->memory, need));
-      // Defined contents keep memory checkers (initcheck) quiet; the kernel never needs them cleared.
-      CUDA_TRY(cudaMemset(e->memory, 0, need));
+      clear_before_first_launch(e->memory, need, stream);
       e->bytes = need;
     }
     return e->memory;
@@ -172,15 +185,15 @@ struct host_call_cache {
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
 
-  void* reserve_workspace(std::size_t need) {
+  /// At least `need` bytes for the next launch, which goes on `stream`. A call on another stream may reuse them
+  /// without waiting: the host-result call returns only after its kernel has read its last partial.
+  void* reserve_workspace(std::size_t need, cudaStream_t stream) {
     if (need > workspace_bytes) {
       if (workspace != nullptr) CUDA_TRY(cudaFree(workspace));
       workspace = nullptr;
       workspace_bytes = 0;
       CUDA_TRY(cudaMalloc(&workspace, need));
-      // Once per growth, not per call: tagged partials that start defined keep memory checkers (initcheck)
-      // quiet; the kernel itself never needs them cleared (grid/tagged_partials.cuh).
-      CUDA_TRY(cudaMemset(workspace, 0, need));
+      clear_before_first_launch(workspace, need, stream);  // once per growth, not per call
       workspace_bytes = need;
     }
     return workspace;
