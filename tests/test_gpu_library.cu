@@ -413,6 +413,7 @@ TEST(LibraryReduce, GraphCaptureGetsItsOwnWorkspace) {
   CUDA_TRY(cudaMemcpy(thrust::raw_pointer_cast(d.data()), next.data(), n * sizeof(std::int32_t),
                       cudaMemcpyHostToDevice));
   CUDA_TRY(cudaMemset(out.data(), 0, sizeof got));
+  CUDA_TRY(cudaDeviceSynchronize());  // both went to the legacy stream, which `b` (non-blocking) does not wait for
   CUDA_TRY(cudaGraphLaunch(exec, b));
   CUDA_TRY(cudaStreamSynchronize(b));
   CUDA_TRY(cudaMemcpy(&got, out.data(), sizeof got, cudaMemcpyDeviceToHost));

@@ -74,6 +74,16 @@ bool same(float x, float y) { return std::memcmp(&x, &y, sizeof(float)) == 0; } 
 std::string show(float x) { return std::to_string(x); }
 
 
+/// Wait on every device until the setup's cudaMemcpy and cudaMemset have landed: they go to the legacy default
+/// stream, which the shards' non-blocking streams do not wait for (a cudaMemset of the outputs that landed after the
+/// all-reduce had written them failed OneRankGroupCopiesAndInPlaceIsANoOp under `ctest --parallel 8`, stop 31).
+void settle_legacy_streams(int ndev) {
+  for (int r = 0; r < ndev; ++r) {
+    mg::device_scope on(r);
+    CUDA_TRY(cudaDeviceSynchronize());
+  }
+}
+
 template <class T, class OpT>
 T host_fold(const std::vector<T>& v, OpT op) {
   T acc = reducelab::identity_of<OpT, T>();
@@ -104,6 +114,7 @@ void expect_group_exact(const std::vector<T>& host, const std::vector<std::size_
     streams.push_back(s);
     shards.push_back({ins.back()->as<T>(), end - begin, outs.back()->as<T>(), s});
   }
+  settle_legacy_streams(ndev);
   mg::reduce(group, shards, op);
   group.wait(streams, std::chrono::seconds(60));
   const T want = host_fold(host, op);
@@ -230,6 +241,7 @@ std::vector<T> expect_all_reduce_exact(const std::vector<std::vector<T>>& vector
     T* out = in_place ? ins.back()->as<T>() : outs.back()->as<T>();
     shards.push_back({ins.back()->as<T>(), out, n, s});
   }
+  settle_legacy_streams(ndev);
   mg::all_reduce(group, shards, op, options);
   group.wait(streams, std::chrono::seconds(60));
   std::vector<T> want(n);
