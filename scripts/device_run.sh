@@ -132,8 +132,9 @@ for step in "$@"; do
       ;;
     library)
       # reducelab::reduce alone: its GPU tests, then each compute-sanitizer tool over them (not the 240-launch
-      # concurrency test, which the tools serialize anyway; initcheck: see the
-      # note in include/reducelab/grid/tagged_partials.cuh: the last block polls words no block has written yet).
+      # concurrency test, which the tools serialize anyway). initcheck: the library clears every workspace it
+      # allocates, and the tests clear the one they pass in, because the last block polls words no block has written
+      # yet (include/reducelab/grid/tagged_partials.cuh); a fresh caller's workspace would be reported.
       "$build/tests/test_gpu" --gtest_filter='LibraryReduce.*' > "$out/library-tests.log" 2>&1
       echo "library tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$out/library-tests.log" | tr '\n' ' ')" >> "$summary"
       for tool in memcheck racecheck synccheck initcheck; do
