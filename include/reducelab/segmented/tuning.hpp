@@ -77,7 +77,10 @@
 // round robin, with the look-backs after all of a block's walks (2: up to 13 % slower from 256 up; 8: 1.3-1.7x slower
 // everywhere); a dynamic tail (the last 5-30 % of the path in 2-8 chunks per block, taken from an atomic counter as
 // blocks finish their stretches, each chunk with its own carry slot; the harness's dyn rows, stop 29): 0.99-1.14x the
-// library's time at length 1 and 1.03-2.8x elsewhere (results/NVIDIA_H100_80GB_HBM3-segmented/guided-search.txt).
+// library's time at length 1 and 1.03-2.8x elsewhere (results/NVIDIA_H100_80GB_HBM3-segmented/guided-search.txt);
+// a lane's last vectors loaded as an unguarded window that ends at its last one (the guarded loads of fold_share's
+// tail keep about three of seven in flight), stop 32: spills where there were none, 3-8 % slower for int32 from
+// length 8 up and within 3 % for doubles (results/NVIDIA_H100_80GB_HBM3-segmented/tail-window.txt).
 #pragma once
 
 #include <cstddef>
