@@ -152,7 +152,10 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
 // of the fastest (128 x 20 or 128 x 16) everywhere, 169.9 µs at length 1. Wider pairs keep about 36 KiB of tile:
 // fewer items, unmeasured. Nsight Compute: 96 registers and 25.6 KiB of shared memory per block, 5 blocks per SM
 // (31 % occupancy, CUB's kernel 62.5 %). Tried and left out (same file, run 3): capping the registers for 6, 8 or 10
-// resident blocks (spills; 1.3-1.8x slower) and asking for the largest shared-memory carve-out (no change).
+// resident blocks (spills; 1.3-1.8x slower) and asking for the largest shared-memory carve-out (no change); stop 32: the
+// keys on either side of a tile loaded with it (kernels/reduce_runs.cuh) took the kernel to 87 registers (int32 values,
+// 120 for double; still 5 blocks per SM) and made it 4-8 % faster for int32 and 0-6 % for double at every run length
+// (results/NVIDIA_H100_80GB_HBM3-segmented/by-key-edge-keys.txt).
 inline constexpr int by_key_threads = 128;
 inline constexpr std::size_t by_key_tile_bytes = 36 * 1024;
 template <class KeyT, class T>
