@@ -17,7 +17,9 @@
 #   libcompare       the quick sweep with the library, CUB and Thrust rows only, results/<device>-lib/
 #   segmented        issue 13's GPU tests (library, ladder, baselines), then compute-sanitizer memcheck, racecheck
 #                    and synccheck over the library's; `reducelab segmented check` (default layouts)
-#   segcompare       `reducelab segmented compare` (SEG_ARGS adds options) into results/<device>-segmented/
+#   segcompare       `reducelab segmented compare` of the library and CUB rows (the committed reports' command; SEG_VARIANTS
+#                    and SEG_SAMPLES replace its --variants and --samples, SEG_ARGS adds options, e.g. --sizes 2^26)
+#                    into results/<device>-segmented/
 #   multigpu         issue 14: test_gpu_multigpu, then `reducelab-multigpu compare` over every GPU (MG_ARGS adds
 #                    options) into results/<device>-x<N>-multigpu/; NCCL_NVLS_ENABLE=0 unless set
 #   tune             `reducelab tune`: $OUT/tune.json, and $OUT/sm90.hpp to replace include/reducelab/tuning/sm90.hpp;
@@ -171,7 +173,11 @@ for step in "$@"; do
       grep '^FAIL' "$out/segmented-check.txt" | head -10 >> "$summary"
       ;;
     segcompare)
-      "$rl" segmented compare ${SEG_ARGS:-} --out "results/$device_dir-segmented" > "$out/segmented-compare.txt" 2>&1
+      # Without --variants the compare times every ladder variant too, 25 samples each: more than a device call's
+      # 10 minutes at 2^24 (stop 32).
+      seg_variants=${SEG_VARIANTS:-'reducelab::segmented_reduce,cub::DeviceSegmentedReduce::Reduce,cub::DeviceSegmentedReduce::Sum|Max|Min,reducelab::reduce_by_key,cub::DeviceReduce::ReduceByKey'}
+      "$rl" segmented compare --variants "$seg_variants" --samples "${SEG_SAMPLES:-9}" ${SEG_ARGS:-} \
+        --out "results/$device_dir-segmented" > "$out/segmented-compare.txt" 2>&1
       echo "segmented compare rc=$?" >> "$summary"
       tail -40 "$out/segmented-compare.txt" >> "$summary"
       tar czf "$out/results-segmented.tgz" "results/$device_dir-segmented"
