@@ -17,9 +17,9 @@
 #   libcompare       the quick sweep with the library, CUB and Thrust rows only, results/<device>-lib/
 #   segmented        issue 13's GPU tests (library, ladder, baselines), then compute-sanitizer memcheck, racecheck
 #                    and synccheck over the library's; `reducelab segmented check` (default layouts)
-#   segcompare       `reducelab segmented compare` of the library and CUB rows (the committed reports' command; SEG_VARIANTS
-#                    and SEG_SAMPLES replace its --variants and --samples, SEG_ARGS adds options, e.g. --sizes 2^26)
-#                    into results/<device>-segmented/
+#   segcompare       `reducelab segmented compare` of the library and CUB rows (the committed reports' command;
+#                    SEG_VARIANTS and SEG_SAMPLES replace its --variants and --samples, SEG_ARGS adds options, e.g.
+#                    --sizes 2^26) into results/<device>-segmented/
 #   multigpu         issue 14: test_gpu_multigpu, then `reducelab-multigpu compare` over every GPU (MG_ARGS adds
 #                    options) into results/<device>-x<N>-multigpu/; NCCL_NVLS_ENABLE=0 unless set
 #   tune             `reducelab tune`: $OUT/tune.json, and $OUT/sm90.hpp to replace include/reducelab/tuning/sm90.hpp;
