@@ -423,6 +423,10 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
                              {"single_block_threads", t.backend.policy.single_block_threads},
                              {"single_block_max_bytes", t.backend.policy.single_block_max_bytes},
                              {"single_block_vectors", t.backend.policy.single_block_vectors}};
+          if (t.backend.has_policy && t.backend.policy.pass_blocks_min_bytes != 0) {
+            row["policy"]["pass_blocks_min_bytes"] = t.backend.policy.pass_blocks_min_bytes;
+            row["policy"]["pass_blocks_vectors"] = t.backend.policy.pass_blocks_vectors;
+          }
           row["validation"] = {{"status", to_string(t.validation.status)},
                                {"bounded", t.validation.result.bounded},
                                {"error", t.validation.result.error},

@@ -12,6 +12,7 @@
 
 #include <thrust/device_vector.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
@@ -202,6 +203,105 @@ TEST(LibraryReduce, BlocksFoldingManyPassesAreExact) {
   for (std::size_t offset : {0, 1}) {
     expect_all_forms_exact<std::int32_t, add>((std::size_t{1} << 25) + 3, offset, 23 + offset);
   }
+}
+
+namespace library_test {
+
+/// A policy that takes a block per pass from the first multi-block size, with small passes (128 threads x 2 loads,
+/// 4 KiB) and so groups of 128 blocks, so that modest sizes give one group, a group and one block, and more groups
+/// than the last block has threads (kernels::finish_in_groups).
+using small_pass_blocks = reducelab::tuning::policy<128, 2, 0, 128, 4096, 2, 1, 2>;
+
+/// Reduce host[offset, offset + n) through reducelab::detail::launch under PolicyT into a device result.
+template <class PolicyT, class T, class OpT>
+T launch_with(const thrust::device_vector<T>& d, std::size_t offset, std::size_t n, OpT op, unsigned& grid) {
+  namespace rd = reducelab::detail;
+  const rd::device_properties dev = rd::current_device_properties();
+  const T* in = thrust::raw_pointer_cast(d.data()) + offset;
+  const auto plan = rd::make_plan<PolicyT::block_threads, PolicyT::vectors_per_thread>(
+      in, n, rd::grid_cap<PolicyT, OpT, T>(dev), grid);
+  const std::size_t blocks = rd::pass_blocks_for<PolicyT, OpT, T>(n, (n - plan.head) / reducelab::agent::values_per_vector<T>);
+  if (blocks != 0) grid = static_cast<unsigned>(blocks);
+  const std::size_t bytes = rd::workspace_bytes_for<PolicyT, OpT, T>(n, dev);
+  device_buffer ws(bytes > 0 ? bytes : 1);
+  CUDA_TRY(cudaMemset(ws.data(), 0, bytes > 0 ? bytes : 1));  // for initcheck only (see expect_all_forms_exact)
+  device_buffer out(sizeof(T));
+  rd::launch<PolicyT>(in, n, static_cast<T*>(out.data()), ws.data(), op, cudaStream_t{nullptr}, dev);
+  T got{};
+  CUDA_TRY(cudaMemcpy(&got, out.data(), sizeof(T), cudaMemcpyDeviceToHost));
+  return got;
+}
+
+}  // namespace library_test
+
+TEST(LibraryReduce, PassBlocksFinishInGroupsExactly) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  namespace fn = reducelab::functors;
+  constexpr std::size_t pass = 128 * 2 * 4;  // int32 values in one pass of small_pass_blocks
+  // Blocks: 2; one group less one block; one group; one group and one block; more groups (130) than the last
+  // block's 128 threads, with a partial last pass. Each size unaligned too (a head before the first vector).
+  const std::size_t sizes[] = {2 * pass, 127 * pass, 128 * pass, 128 * pass + 5, 130 * 128 * pass - 77};
+  bool saw_many_groups = false;
+  for (std::size_t n : sizes) {
+    for (std::size_t offset : {0, 1}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", offset = " + std::to_string(offset));
+      const std::vector<std::int32_t> host = random_values<std::int32_t>(n + offset, 43 * n + offset);
+      const thrust::device_vector<std::int32_t> d(host.begin(), host.end());
+      unsigned grid = 0;
+      EXPECT_EQ(launch_with<small_pass_blocks>(d, offset, n, fn::plus{}, grid), host_reduce(host, offset, n, fn::plus{}));
+      EXPECT_GE(grid, 2u);
+      EXPECT_EQ(grid, (n - (offset == 0 ? 0 : 3)) / 4 / (128 * 2) + ((n - (offset == 0 ? 0 : 3)) / 4 % (128 * 2) != 0))
+          << "not a block per pass";
+      saw_many_groups |= grid > 128 * 128;
+      EXPECT_EQ(launch_with<small_pass_blocks>(d, offset, n, fn::bit_xor{}, grid),
+                host_reduce(host, offset, n, fn::bit_xor{}));
+      EXPECT_EQ(launch_with<small_pass_blocks>(d, offset, n, fn::maximum{}, grid),
+                host_reduce(host, offset, n, fn::maximum{}));
+    }
+  }
+  EXPECT_TRUE(saw_many_groups) << "no size gave more groups than the last block has threads";
+}
+
+TEST(LibraryReduce, PassBlocksFloatSumIsBitwiseReproducibleWithinItsBound) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  namespace rd = reducelab::detail;
+  const std::size_t n = 100 * 128 * 2 * 4 + 9;  // 100 passes of small_pass_blocks, and a tail
+  std::mt19937_64 rng(n);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> host(n);
+  for (auto& x : host) x = dist(rng);
+  const thrust::device_vector<float> d(host.begin(), host.end());
+  unsigned grid = 0;
+  const float first = launch_with<small_pass_blocks>(d, 0, n, reducelab::functors::plus{}, grid);
+  EXPECT_EQ(grid, 101u);
+  double exact = 0, sum_abs = 0;
+  for (float x : host) exact += x, sum_abs += std::abs(x);
+  // The error bound the library states for this launch: ((1 + u)^depth - 1) * sum|x| with u = 2^-24.
+  const std::size_t depth =
+      rd::combine_depth_for<small_pass_blocks, reducelab::functors::plus, float>(n, rd::current_device_properties());
+  EXPECT_LE(std::abs(first - exact), (std::pow(1.0 + std::ldexp(1.0, -24), double(depth)) - 1.0) * sum_abs)
+      << "depth " << depth;
+  for (int run = 0; run < 10; ++run) {
+    const float again = launch_with<small_pass_blocks>(d, 0, n, reducelab::functors::plus{}, grid);
+    EXPECT_EQ(std::memcmp(&first, &again, sizeof first), 0) << "run " << run;
+  }
+}
+
+TEST(LibraryReduce, LargeInputsTakeTheTablesPassBlocksExactly) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  namespace rd = reducelab::detail;
+  namespace fn = reducelab::functors;
+  const rd::device_properties dev = rd::current_device_properties();
+  // The smallest size the device's table gives pass blocks for 4-byte values, and a few more values.
+  const std::size_t min_bytes = rd::with_device_policy<std::int32_t>(
+      dev, [](auto policy) { return decltype(policy)::pass_blocks_min_bytes; });
+  if (min_bytes == 0) GTEST_SKIP() << "this device's table gives 4-byte values no pass blocks";
+  const std::size_t n = min_bytes / 4 + 3;
+  rd::with_device_policy<std::int32_t>(dev, [&](auto policy) {
+    using policy_t = decltype(policy);
+    EXPECT_NE((rd::pass_blocks_for<policy_t, fn::plus, std::int32_t>(n, n / 4 - 1)), 0u);
+  });
+  for (std::size_t offset : {0, 1}) expect_all_forms_exact<std::int32_t, fn::plus>(n, offset, 47 + offset);
 }
 
 TEST(LibraryReduce, BuiltinIntegerPairsTakeTheHardwareWarpReductionExactly) {

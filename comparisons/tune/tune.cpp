@@ -17,6 +17,7 @@
 #include "lab/core/device_buffer.hpp"
 #include "lab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
+#include "reducelab/tuning/sm90.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -81,8 +82,21 @@ std::vector<std::size_t> multi_block_sizes(bool quick) {
 std::vector<std::size_t> single_block_bytes(bool quick) { return powers_of_two(8, 16, quick ? 2 : 1); }
 
 std::string bytes_label(std::size_t bytes) {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0) return std::to_string(bytes / (1024 * 1024)) + " MiB";
   if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes / 1024) + " KiB";
   return std::to_string(bytes) + " B";
+}
+
+/// The compiled sm90 table's policy for a size class (what a run that writes the header replaces).
+tuning::policy_values current_sm90(std::size_t size_class) {
+  switch (size_class) {
+    case 1: return tuning::values_of<tuning::sm90<1>>();
+    case 2: return tuning::values_of<tuning::sm90<2>>();
+    case 4: return tuning::values_of<tuning::sm90<4>>();
+    case 8: return tuning::values_of<tuning::sm90<8>>();
+    case 16: return tuning::values_of<tuning::sm90<16>>();
+    default: return tuning::values_of<tuning::sm90<32>>();
+  }
 }
 
 std::string fixed(double x, int digits) {
@@ -331,6 +345,10 @@ void measure_and_choose(const class_tuner& tuner, const sweep_context& ctx, std:
     return;
   }
   tuning::policy_values p = c.multi.candidates[best].policy;
+  // Not swept (tuning/policy.hpp): the pass-block fields stay as the table this run replaces has them.
+  const tuning::policy_values current = current_sm90(c.size_class);
+  p.pass_blocks_min_bytes = current.pass_blocks_min_bytes;
+  p.pass_blocks_vectors = current.pass_blocks_vectors;
   p.single_block_threads = c.single.candidates[c.one_block->candidate].policy.single_block_threads;
   p.single_block_vectors = c.single.candidates[c.one_block->candidate].policy.single_block_vectors;
   p.single_block_max_bytes = c.one_block->cross.max_bytes;
@@ -371,12 +389,17 @@ struct run_record {
 };
 
 json policy_json(const tuning::policy_values& p) {
-  return {{"block_threads", p.block_threads},
-          {"vectors_per_thread", p.vectors_per_thread},
-          {"blocks_per_sm", p.blocks_per_sm},
-          {"single_block_threads", p.single_block_threads},
-          {"single_block_max_bytes", p.single_block_max_bytes},
-          {"single_block_vectors", p.single_block_vectors}};
+  json j = {{"block_threads", p.block_threads},
+            {"vectors_per_thread", p.vectors_per_thread},
+            {"blocks_per_sm", p.blocks_per_sm},
+            {"single_block_threads", p.single_block_threads},
+            {"single_block_max_bytes", p.single_block_max_bytes},
+            {"single_block_vectors", p.single_block_vectors}};
+  if (p.pass_blocks_min_bytes != 0) {
+    j["pass_blocks_min_bytes"] = p.pass_blocks_min_bytes;
+    j["pass_blocks_vectors"] = p.pass_blocks_vectors;
+  }
+  return j;
 }
 
 /// The fields a sweep varies: a multi-block candidate's one-block fields, and the reverse, are placeholders.
@@ -547,9 +570,12 @@ json results_json(const run_record& r, const std::vector<class_outcome>& classes
 // --- The header ---------------------------------------------------------------------------------------------------
 
 std::string policy_text(const tuning::policy_values& p) {
+  std::string pass_blocks;
+  if (p.pass_blocks_min_bytes != 0)
+    pass_blocks = ", " + std::to_string(p.pass_blocks_min_bytes) + ", " + std::to_string(p.pass_blocks_vectors);
   return "policy<" + std::to_string(p.block_threads) + ", " + std::to_string(p.vectors_per_thread) + ", " +
          std::to_string(p.blocks_per_sm) + ", " + std::to_string(p.single_block_threads) + ", " +
-         std::to_string(p.single_block_max_bytes) + ", " + std::to_string(p.single_block_vectors) + ">";
+         std::to_string(p.single_block_max_bytes) + ", " + std::to_string(p.single_block_vectors) + pass_blocks + ">";
 }
 
 /// A complete replacement for include/reducelab/tuning/sm90.hpp: the fallback as the primary template, one
@@ -594,6 +620,10 @@ std::string sm90_header(const run_record& r, const std::vector<class_outcome>& c
       << " loads up to "
       << bytes_label(c.chosen->single_block_max_bytes)
       << (c.one_block->cross.whole_range ? " (nowhere slower: the largest size measured)" : " (the crossover)") << "\n";
+    if (c.chosen->pass_blocks_min_bytes != 0)
+      h << "//         a block per pass of " << c.chosen->block_threads << " threads x " << c.chosen->pass_blocks_vectors
+        << " loads from " << bytes_label(c.chosen->pass_blocks_min_bytes)
+        << " (not swept: kept from the table this run replaced; scripts/harness/pass_blocks.cu)\n";
   }
   h << "//   2 B, 32 B: not tuned (" << untuned_classes_note << ")\n"
     << "#pragma once\n\n"

@@ -98,10 +98,38 @@ bool takes_single_block(std::size_t n) {
 
 /// Bytes of workspace a launch of n values needs under PolicyT (0 on the one-block path). Sized for the
 /// largest grid, so it does not depend on the input pointer.
+/// Blocks of a grid of a pass per block over `vectors` 16-byte vectors (kernels/single_pass.cuh), or 0 where that
+/// grid is not taken: not the direct fold, below the policy's pass_blocks_min_bytes, fewer than two passes, or more
+/// blocks than a grid holds.
+template <class PolicyT, class OpT, class T>
+std::size_t pass_blocks_for(std::size_t n, std::size_t vectors) {
+  if constexpr (!kernels::folds_directly<OpT, T>) {
+    return 0;
+  } else {
+    constexpr std::size_t min_bytes = PolicyT::pass_blocks_min_bytes;
+    if (min_bytes == 0 || n * sizeof(T) < min_bytes) return 0;
+    constexpr std::size_t pass = static_cast<std::size_t>(PolicyT::block_threads) * PolicyT::pass_blocks_vectors;
+    const std::size_t blocks = (vectors + pass - 1) / pass;
+    return blocks < 2 || blocks > 0x7fffffffu ? 0 : blocks;
+  }
+}
+
+/// Slots of a grid of a pass per block: one per block, then one per group of block_threads blocks.
+template <class PolicyT>
+constexpr std::size_t pass_blocks_slots(std::size_t blocks) {
+  return blocks + (blocks + PolicyT::block_threads - 1) / PolicyT::block_threads;
+}
+
 template <class PolicyT, class OpT, class T>
 std::size_t workspace_bytes_for(std::size_t n, const device_properties& dev) {
   if (takes_single_block<PolicyT, T>(n)) return 0;
-  return layout_bytes<T>(grid_cap<PolicyT, OpT, T>(dev));
+  const std::size_t resident = layout_bytes<T>(grid_cap<PolicyT, OpT, T>(dev));
+  // The most vectors any start address leaves (the head only takes values away).
+  std::size_t most_vectors = 0;
+  if constexpr (kernels::folds_directly<OpT, T>) most_vectors = n / agent::values_per_vector<T>;
+  const std::size_t blocks = pass_blocks_for<PolicyT, OpT, T>(n, most_vectors);
+  const std::size_t per_pass = blocks == 0 ? 0 : layout_bytes<T>(pass_blocks_slots<PolicyT>(blocks));
+  return resident > per_pass ? resident : per_pass;
 }
 
 /// Blocks wanted for `tiles` warp tiles: at least one tile per warp before another block is worth its launch, at
@@ -177,9 +205,27 @@ void launch(const T* in, std::size_t n, T* out, void* workspace, OpT op, cudaStr
   constexpr int threads = PolicyT::block_threads;
   const std::size_t cap = grid_cap<PolicyT, OpT, T>(dev);
   kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, cap, grid);
+  if constexpr (kernels::folds_directly<OpT, T>) {
+    if (!plan.scalar) {
+      const std::size_t blocks =
+          pass_blocks_for<PolicyT, OpT, T>(n, (n - plan.head) / agent::values_per_vector<T>);
+      if (blocks != 0) {
+        grid = static_cast<unsigned>(blocks);
+        plan.group_blocks = static_cast<unsigned>(threads);
+      }
+    }
+  }
   plan.done_flag = signal.flag;
   plan.done_seq = signal.seq;
   auto* partials = static_cast<::reducelab::grid::tagged_partial<T>*>(workspace);
+  if constexpr (kernels::folds_directly<OpT, T> && PolicyT::pass_blocks_min_bytes != 0) {
+    if (plan.group_blocks != 0) {
+      kernels::single_pass<threads, PolicyT::pass_blocks_vectors, OpT, T>
+          <<<grid, threads, 0, stream>>>(in, plan, out, partials, next_epoch(), op);
+      CUDA_TRY_LAUNCH();
+      return;
+    }
+  }
   multi_block_kernel_for<PolicyT, OpT, T>(grid)<<<grid, threads, 0, stream>>>(in, plan, out, partials, next_epoch(),
                                                                               op);
   CUDA_TRY_LAUNCH();
@@ -229,6 +275,17 @@ std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
                                static_cast<std::size_t>(block::reduce_commutative_depth(threads)) +
                                (single ? 0 : partials_depth) + 2;
     if (direct > depth) depth = direct;
+    // A grid of a pass per block (kernels::finish_in_groups): a thread's one pass, head and tail, the block combine,
+    // then the group's fold (one partial a thread, the block combine, its own partial) and the grid's last block's
+    // fold over the groups (ceil(groups / threads) a thread, the block combine, the last group).
+    const std::size_t pass_blocks = single ? 0 : pass_blocks_for<PolicyT, OpT, T>(n, n / per_vector);
+    if (pass_blocks != 0) {
+      const std::size_t block_depth = static_cast<std::size_t>(block::reduce_commutative_depth(threads));
+      const std::size_t groups = (pass_blocks + threads - 1) / threads;
+      const std::size_t grouped = static_cast<std::size_t>(PolicyT::pass_blocks_vectors) * per_vector + 2 + block_depth +
+                                  (1 + block_depth + 1) + ((groups + threads - 1) / threads + block_depth + 1) + 2;
+      if (grouped > depth) depth = grouped;
+    }
   } else if constexpr (kernels::folds_thread_runs<OpT, T>) {
     // kernels/one_block.cuh for a non-commutative functor: thread 0's head values, a thread's run of
     // ceil(vectors / threads) vectors, the last thread's tail values, then the in-order combine through the slots.

@@ -32,6 +32,16 @@
 // A non-commutative functor has a second kernel for grids of at most 33 blocks, single_pass_few_blocks: the same
 // body, whose last block folds the others' partials in its first warp (has_few_blocks_kernel says why apart).
 //
+// Large inputs of the direct fold take one block per pass instead (plan.group_blocks > 0; the policy's
+// pass_blocks_min_bytes): block b folds pass b alone and the hardware schedules the blocks in waves as SMs free up,
+// rather than a resident grid striding over the passes. Same run on the H100 (scripts/harness/stream_schedules.cu,
+// results/NVIDIA_H100_80GB_HBM3-lib/pass-blocks.txt): a plain int32 sum with one 32 KiB pass per block streamed
+// 2^28 values at 93.9-94.1 % of the peak on two machines, where the same loads dealt round robin over a resident grid
+// (this kernel's deal) took 92.6 % on one and 91.6 % on the other. So many partials cannot all wait for the last
+// block: the blocks finish in groups of group_blocks. The last block of each group (the last of them scheduled)
+// folds the group's partials, one a thread, as they are published, and publishes the group's; the grid's last block
+// then folds the groups'. The result is still the same bits every run (every fold's order is fixed by indices).
+//
 // With one block (gridDim.x == 1) there is nothing to publish and no workspace. The one-block path launches
 // kernels/one_block.cuh instead, except for scalar plans, which come here with one block.
 // When the body cannot be read in vectors (a value type too large, or a pointer whose values never meet a
@@ -58,6 +68,7 @@ struct single_pass_plan {
   std::size_t tiles_per_block = 0;  // each block's run of tiles (the last block's may be shorter)
   std::size_t items_per_block = 0;  // scalar plans only: each block's run of values
   bool scalar = false;              // no body: every block reads its values one by one
+  unsigned group_blocks = 0;        // > 0: a pass per block, finished in groups of this many blocks (direct fold)
   // Host-result calls only: after *out, the kernel stores done_seq here (pinned host memory), so the host can
   // stop waiting as soon as the value has landed (detail/resources.hpp, wait_for_result). Null otherwise.
   unsigned* done_flag = nullptr;
@@ -184,6 +195,49 @@ __device__ __forceinline__ T block_vectors_partial(const T* __restrict__ in, con
   return block::reduce_commutative<BlockThreads>(op(mine, edge), op, storage);
 }
 
+/// Thread t of the block folds slots [first + t*k, first + t*k + k) of [first, last) in slot order as they are
+/// published (k = ceil((last - first) / BlockThreads)); the block combines the threads (block::reduce_commutative).
+/// Valid in thread 0. Every thread of the block must call it; `storage` must be free (a __syncthreads() before).
+template <int BlockThreads, class OpT, class T>
+__device__ __forceinline__ T fold_published_commutative(const grid::tagged_partial<T>* slots, unsigned first,
+                                                        unsigned last, unsigned long long epoch, OpT op,
+                                                        block::commutative_storage<T, BlockThreads, OpT>& storage) {
+  const unsigned count = last - first;
+  const unsigned k = (count + BlockThreads - 1) / BlockThreads;
+  const unsigned begin = threadIdx.x * k < count ? first + threadIdx.x * k : last;
+  const unsigned end = last - begin > k ? begin + k : last;
+  const T mine = grid::fold_published<4>(identity_of<OpT, T>(), slots, begin, end, epoch, op);
+  return block::reduce_commutative<BlockThreads>(mine, op, storage);
+}
+
+/// The finish of a grid of a pass per block (plan.group_blocks = K > 0, direct fold only): the blocks publish their
+/// partials in `partials`; the last block of each group of K folds the group's and publishes it after them (slot
+/// gridDim.x + group); the grid's last block folds the groups'. `partial` is this block's, valid in thread 0.
+template <int BlockThreads, class OpT, class T>
+__device__ __forceinline__ void finish_in_groups(const single_pass_plan& plan, T* out,
+                                                 grid::tagged_partial<T>* partials, unsigned long long epoch, OpT op,
+                                                 T partial, unsigned char* raw) {
+  const unsigned block = blockIdx.x, blocks = gridDim.x, k = plan.group_blocks;
+  const unsigned group = block / k, group_first = group * k;
+  const unsigned group_last = blocks - group_first > k ? group_first + k - 1 : blocks - 1;
+  if (block != group_last) {
+    if (threadIdx.x == 0) grid::publish(partials + block, partial, epoch);
+    return;
+  }
+  auto& storage = *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw);
+  __syncthreads();  // `raw` is free: this block's own combine is done
+  T value = fold_published_commutative<BlockThreads>(partials, group_first, group_last, epoch, op, storage);
+  if (threadIdx.x == 0) value = op(value, partial);
+  grid::tagged_partial<T>* group_partials = partials + blocks;
+  if (block != blocks - 1) {
+    if (threadIdx.x == 0) grid::publish(group_partials + group, value, epoch);
+    return;
+  }
+  __syncthreads();
+  const T earlier = fold_published_commutative<BlockThreads>(group_partials, 0, group, epoch, op, storage);
+  if (threadIdx.x == 0) write_result(out, op(earlier, value), plan);
+}
+
 /// The body of both multi-block kernels. `raw` is the kernel's shared memory: the tile stage, the block combine's
 /// storage and the range storage are never live together, so one raw buffer serves them all. With FewBlocks
 /// (single_pass_few_blocks, at most few_blocks_max blocks), the last block folds the others' partials in warp 0.
@@ -237,6 +291,12 @@ __device__ __forceinline__ void reduce_and_finish(const T* __restrict__ in, cons
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) write_result(out, partial, plan);
     return;
+  }
+  if constexpr (folds_directly<OpT, T>) {
+    if (plan.group_blocks != 0) {
+      finish_in_groups<BlockThreads>(plan, out, partials, epoch, op, partial, raw);
+      return;
+    }
   }
   if (!last) {
     if (threadIdx.x == 0) grid::publish(partials + block, partial, epoch);

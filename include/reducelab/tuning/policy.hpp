@@ -7,6 +7,15 @@
 //   single_block_vectors  16-byte loads in flight per thread on the one-block path, chosen by `reducelab tune` with
 //                         single_block_threads (left out of a policy, it is vectors_per_thread, as it was before
 //                         the field existed)
+//   pass_blocks_min_bytes inputs of at least this many bytes, reduced by a commutative functor over values that tile a
+//                         16-byte vector (the direct fold), get one block per pass of block_threads x
+//                         vectors_per_thread vectors instead of a grid of blocks_per_sm x SMs, finished in groups of
+//                         block_threads blocks (kernels/single_pass.cuh says why); 0: never. Not swept by `reducelab
+//                         tune`: it comes from a same-run A/B of the two grids (scripts/harness/pass_blocks.cu), and
+//                         the header tune writes keeps the value of the table it replaces
+//   pass_blocks_vectors   16-byte loads per thread of such a block (0: vectors_per_thread). A block of the resident
+//                         grid folds many passes, a pass block one, so its pass must be larger: blocks of under
+//                         32 KiB came too fast for the SMs to take (below, and scripts/harness/pass_blocks.cu)
 // The numbers for a known architecture come from `reducelab tune` (tuning/sm90.hpp says where and when);
 // any other GPU gets tuning::fallback, which is sound everywhere and tuned nowhere.
 #pragma once
@@ -22,7 +31,8 @@ constexpr std::size_t size_class(std::size_t value_bytes) {
 
 /// Compile-time shape of one policy: the kernels are instantiated from these.
 template <int BlockThreads, int VectorsPerThread, int BlocksPerSm, int SingleBlockThreads,
-          std::size_t SingleBlockMaxBytes, int SingleBlockVectors = VectorsPerThread>
+          std::size_t SingleBlockMaxBytes, int SingleBlockVectors = VectorsPerThread,
+          std::size_t PassBlocksMinBytes = 0, int PassBlocksVectors = 0>
 struct policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads >= 32 && BlockThreads <= 1024, "block_threads: 32..1024, whole warps");
   static_assert(SingleBlockThreads % 32 == 0 && SingleBlockThreads >= 32 && SingleBlockThreads <= 1024,
@@ -30,12 +40,15 @@ struct policy {
   static_assert(VectorsPerThread >= 1 && VectorsPerThread <= 16, "vectors_per_thread: 1..16");
   static_assert(SingleBlockVectors >= 1 && SingleBlockVectors <= 16, "single_block_vectors: 1..16");
   static_assert(BlocksPerSm >= 0, "blocks_per_sm: 0 (occupancy) or a positive cap");
+  static_assert(PassBlocksVectors >= 0 && PassBlocksVectors <= 16, "pass_blocks_vectors: 0 (vectors_per_thread) or 1..16");
   static constexpr int block_threads = BlockThreads;
   static constexpr int vectors_per_thread = VectorsPerThread;
   static constexpr int blocks_per_sm = BlocksPerSm;
   static constexpr int single_block_threads = SingleBlockThreads;
   static constexpr std::size_t single_block_max_bytes = SingleBlockMaxBytes;
   static constexpr int single_block_vectors = SingleBlockVectors;
+  static constexpr std::size_t pass_blocks_min_bytes = PassBlocksMinBytes;
+  static constexpr int pass_blocks_vectors = PassBlocksVectors == 0 ? VectorsPerThread : PassBlocksVectors;
 };
 
 /// The same numbers at run time, for printing next to a result and for `reducelab tune`.
@@ -43,12 +56,15 @@ struct policy_values {
   int block_threads, vectors_per_thread, blocks_per_sm, single_block_threads;
   std::size_t single_block_max_bytes;
   int single_block_vectors;
+  std::size_t pass_blocks_min_bytes = 0;
+  int pass_blocks_vectors = 0;
 };
 
 template <class PolicyT>
 constexpr policy_values values_of() {
   return {PolicyT::block_threads, PolicyT::vectors_per_thread, PolicyT::blocks_per_sm, PolicyT::single_block_threads,
-          PolicyT::single_block_max_bytes, PolicyT::single_block_vectors};
+          PolicyT::single_block_max_bytes, PolicyT::single_block_vectors, PolicyT::pass_blocks_min_bytes,
+          PolicyT::pass_blocks_vectors};
 }
 
 /// Any GPU without a tuned table: 256 threads, two 16-byte loads in flight per thread, the grid the occupancy

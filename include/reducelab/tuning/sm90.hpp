@@ -16,10 +16,12 @@
 //         multi-block 512x4 occupancy: geomean 1.013, worst 1.051 (runner-up 512x2 occupancy: 1.015)
 //         CUB's median / its median 1.15 (geomean)
 //         one block of 512 threads x 4 loads up to 64 KiB (nowhere slower: the largest size measured)
+//         a block per pass of 512 threads x 8 loads from 512 MiB (not swept: kept from the table this run replaced; scripts/harness/pass_blocks.cu)
 //   8 B   plus/double, affine_compose/affine32: policy<256, 4, 0, 512, 32768, 2>
 //         multi-block 256x4 occupancy: geomean 1.003, worst 1.012 (runner-up 128x4 occupancy: 1.026)
 //         CUB's median / its median 1.12 (geomean)
 //         one block of 512 threads x 2 loads up to 32 KiB (the crossover)
+//         a block per pass of 256 threads x 8 loads from 128 MiB (not swept: kept from the table this run replaced; scripts/harness/pass_blocks.cu)
 //   16 B  argmax/double_idx64, affine_compose/affine64: policy<512, 4, 2, 512, 65536, 2>
 //         multi-block 512x4 2/SM: geomean 1.014, worst 1.073 (runner-up 512x4 occupancy: 1.019)
 //         CUB's median / its median 1.05 (geomean)
@@ -40,11 +42,11 @@ struct sm90<1> : policy<512, 2, 2, 512, 65536, 4> {};
 
 // 4-byte values (tuned on plus/int32, plus/float)
 template <>
-struct sm90<4> : policy<512, 4, 0, 512, 65536, 4> {};
+struct sm90<4> : policy<512, 4, 0, 512, 65536, 4, 536870912, 8> {};
 
 // 8-byte values (tuned on plus/double, affine_compose/affine32)
 template <>
-struct sm90<8> : policy<256, 4, 0, 512, 32768, 2> {};
+struct sm90<8> : policy<256, 4, 0, 512, 32768, 2, 134217728, 8> {};
 
 // 16-byte values (tuned on argmax/double_idx64, affine_compose/affine64)
 template <>
