@@ -35,9 +35,9 @@
 // Large inputs of the direct fold take one block per pass instead (plan.group_blocks > 0; the policy's
 // pass_blocks_min_bytes): block b folds pass b alone and the hardware schedules the blocks in waves as SMs free up,
 // rather than a resident grid striding over the passes. Same run on the H100 (scripts/harness/stream_schedules.cu,
-// results/NVIDIA_H100_80GB_HBM3-lib/pass-blocks.txt): a plain int32 sum with one 32 KiB pass per block streamed
-// 2^28 values at 93.9-94.1 % of the peak on two machines, where the same loads dealt round robin over a resident grid
-// (this kernel's deal) took 92.6 % on one and 91.6 % on the other. So many partials cannot all wait for the last
+// results/NVIDIA_H100_80GB_HBM3-lib/pass-blocks.txt): a plain int32 sum with one 16-32 KiB pass per block streamed
+// 2^28 values at 93.6-94.0 % of the peak on two machines, where this kernel's resident grid, passes dealt round
+// robin, took 92.6-92.7 % on one and 91.4 % on the other. So many partials cannot all wait for the last
 // block: the blocks finish in groups of group_blocks. The last block of each group (the last of them scheduled)
 // folds the group's partials, one a thread, as they are published, and publishes the group's; the grid's last block
 // then folds the groups'. The result is still the same bits every run (every fold's order is fixed by indices).
