@@ -220,7 +220,9 @@ T launch_with(const thrust::device_vector<T>& d, std::size_t offset, std::size_t
   const T* in = thrust::raw_pointer_cast(d.data()) + offset;
   const auto plan = rd::make_plan<PolicyT::block_threads, PolicyT::vectors_per_thread>(
       in, n, rd::grid_cap<PolicyT, OpT, T>(dev), grid);
-  const std::size_t blocks = rd::pass_blocks_for<PolicyT, OpT, T>(n, (n - plan.head) / reducelab::agent::values_per_vector<T>);
+  std::size_t units = plan.tiles;  // warp tiles, or the direct fold's vectors
+  if constexpr (reducelab::kernels::folds_directly<OpT, T>) units = (n - plan.head) / reducelab::agent::values_per_vector<T>;
+  const std::size_t blocks = rd::pass_blocks_for<PolicyT, OpT, T>(n, units);
   if (blocks != 0) grid = static_cast<unsigned>(blocks);
   const std::size_t bytes = rd::workspace_bytes_for<PolicyT, OpT, T>(n, dev);
   device_buffer ws(bytes > 0 ? bytes : 1);
@@ -257,6 +259,27 @@ TEST(LibraryReduce, PassBlocksFinishInGroupsExactly) {
                 host_reduce(host, offset, n, fn::bit_xor{}));
       EXPECT_EQ(launch_with<small_pass_blocks>(d, offset, n, fn::maximum{}, grid),
                 host_reduce(host, offset, n, fn::maximum{}));
+    }
+  }
+  EXPECT_TRUE(saw_many_groups) << "no size gave more groups than the last block has threads";
+}
+
+TEST(LibraryReduce, PassBlocksOfANonCommutativeFunctorGetTheInOrderResult) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // affine_u32 (8 bytes) under small_pass_blocks: warp tiles of 128 values, a pass of 4 warps x 1 tile = 512 values.
+  constexpr std::size_t tile = 128, pass = 4 * tile;
+  const std::size_t sizes[] = {2 * pass, 127 * pass + 3, 128 * pass, 128 * pass + tile + 5, 130 * 128 * pass - 77};
+  bool saw_many_groups = false;
+  for (std::size_t n : sizes) {
+    for (std::size_t offset : {0, 1}) {  // offset 1: one value before the first 16-byte boundary
+      SCOPED_TRACE("n = " + std::to_string(n) + ", offset = " + std::to_string(offset));
+      const std::vector<affine_u32> host = random_values<affine_u32>(n + offset, 53 * n + offset);
+      const thrust::device_vector<affine_u32> d(host.begin(), host.end());
+      unsigned grid = 0;
+      EXPECT_TRUE(same(launch_with<small_pass_blocks>(d, offset, n, compose{}, grid), host_reduce(host, offset, n, compose{})));
+      const std::size_t tiles = (n - offset) / tile;
+      EXPECT_EQ(grid, (tiles + 3) / 4) << "not a run of 4 tiles per block";
+      saw_many_groups |= grid > 128 * 128;
     }
   }
   EXPECT_TRUE(saw_many_groups) << "no size gave more groups than the last block has threads";

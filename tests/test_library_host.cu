@@ -257,6 +257,38 @@ TEST(LibraryPlan, OnlyNonCommutativeSmallGridsTakeTheFewBlocksKernel) {
     EXPECT_EQ((rd::multi_block_kernel_for<p8, plus, double>(grid)), (rd::multi_block_kernel<p8, plus, double>()));
 }
 
+// A grid of a pass per block (kernels/single_pass.cuh): which functors and types take it, from what size, with how
+// many blocks. The sm90 table gives 4- and 8-byte values pass blocks of 8 loads a thread; 1-byte values none.
+TEST(LibraryPlan, PassBlocksFromThePolicysSizeOnly) {
+  using p4 = tuning::sm90<4>;
+  using p8 = tuning::sm90<8>;
+  using p1 = tuning::sm90<1>;
+  using exact_test::affine_u32;
+  using exact_test::compose;
+  using reducelab::functors::logical_or;
+  using reducelab::functors::plus;
+  ASSERT_EQ(p4::pass_blocks_min_bytes, std::size_t{512} << 20);
+  ASSERT_EQ(p8::pass_blocks_min_bytes, std::size_t{128} << 20);
+  EXPECT_EQ(p4::pass_blocks_vectors, 8);
+  EXPECT_EQ(p1::pass_blocks_min_bytes, 0u);
+  // The direct fold: a pass is block_threads x 8 vectors.
+  EXPECT_EQ((rd::pass_block_units<p4, plus, int>()), 512u * 8u);
+  const std::size_t n4 = p4::pass_blocks_min_bytes / 4;
+  EXPECT_EQ((rd::pass_blocks_for<p4, plus, int>(n4 - 1, (n4 - 1) / 4)), 0u) << "one value below the policy's size";
+  EXPECT_EQ((rd::pass_blocks_for<p4, plus, int>(n4, n4 / 4)), n4 / 4 / (512 * 8));
+  EXPECT_EQ((rd::pass_blocks_for<p4, plus, int>(n4 + 1, n4 / 4 + 1)), n4 / 4 / (512 * 8) + 1) << "a partial last pass";
+  // A non-commutative functor's warp tiles: 8 warps x 8 / 4 tiles each.
+  EXPECT_EQ((rd::pass_block_units<p8, compose, affine_u32>()), 16u);
+  const std::size_t n8 = p8::pass_blocks_min_bytes / 8;
+  const std::size_t tiles = n8 / agent::tile_items<affine_u32, p8::vectors_per_thread>;
+  EXPECT_EQ((rd::pass_blocks_for<p8, compose, affine_u32>(n8, tiles)), tiles / 16);
+  // Not for 1-byte values under sm90, nor anywhere under the fallback.
+  EXPECT_EQ((rd::pass_blocks_for<p1, logical_or, bool>(std::size_t{1} << 34, std::size_t{1} << 30)), 0u);
+  EXPECT_EQ((rd::pass_blocks_for<tuning::fallback<4>, plus, int>(std::size_t{1} << 32, std::size_t{1} << 30)), 0u);
+  // Too many blocks for a grid: the resident grid instead.
+  EXPECT_EQ((rd::pass_blocks_for<p4, plus, int>(std::size_t{1} << 46, std::size_t{1} << 44)), 0u);
+}
+
 TEST(LibraryPlan, EpochsNeverRepeat) {
   std::set<unsigned long long> seen;
   for (int i = 0; i < 1000; ++i) EXPECT_TRUE(seen.insert(rd::next_epoch()).second);
@@ -278,6 +310,10 @@ TEST(LibraryPolicy, TableIsSaneForEverySizeClass) {
     EXPECT_LE(v.single_block_vectors, 16);
     EXPECT_GE(v.blocks_per_sm, 0);
     EXPECT_LE(v.single_block_max_bytes, std::size_t{1} << 22);  // one block past a few MB would starve the GPU
+    EXPECT_GE(v.pass_blocks_vectors, v.pass_blocks_min_bytes == 0 ? 1 : v.vectors_per_thread);
+    EXPECT_LE(v.pass_blocks_vectors, 16);
+    // Pass blocks only where the resident grid has many waves' worth of passes to give away.
+    if (v.pass_blocks_min_bytes != 0) EXPECT_GE(v.pass_blocks_min_bytes, std::size_t{64} << 20);
   };
   for (tuning::table t : {tuning::table::sm90, tuning::table::fallback}) {
     check(tuning::with_policy<1>(t, [](auto p) { return tuning::values_of<decltype(p)>(); }), tuning::table_name(t));

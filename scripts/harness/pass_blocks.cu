@@ -2,7 +2,8 @@
 // (blocks_per_sm x SMs, passes dealt round robin) against a block per pass finished in groups, both through
 // reducelab::detail::launch with the sm90 policy of the value size, which differ only in pass_blocks_min_bytes
 // (0 against 1 byte: every multi-block size takes the pass blocks) and pass_blocks_vectors (the policy's
-// vectors_per_thread, 8 or 16 loads a thread: pass, pass8, pass16). It also checks the results: exact for the
+// vectors_per_thread, 8 or 16 loads a thread: pass, pass8, pass16; for affine_compose, a non-commutative functor,
+// runs of 1, 2 or 4 warp tiles of 4 loads per warp). It also checks the results: exact for the
 // integer and logical functors, and for plus/double the two grids' results against a host sum in long double
 // (the kernels' error bound is not this harness's business; a wrong fold would be off by whole values).
 //
@@ -12,6 +13,7 @@
 // Run: ./pass_blocks [samples=15] [log2 sizes, comma separated: 20,22,24,25,26,27,28]
 // Cold like the other harnesses: a memset of 256 MiB then a read of it before each sample; the two rows of a size
 // alternate within each round, in an order that flips every round; median and p10/p90 of the samples.
+#include "functors/affine_compose.cuh"
 #include "functors/argmax.cuh"
 #include "functors/logical_or.cuh"
 #include "functors/maximum.cuh"
@@ -56,6 +58,8 @@ std::vector<T> values_for(std::size_t n) {
       if ((std::size_t{1} << lg) <= n) v[((std::size_t{1} << lg) * 7) / 11] = 0x40;
   } else if constexpr (std::is_same_v<T, float>) {
     for (auto& x : v) x = static_cast<float>(static_cast<int>(rng() % 2000001) - 1000000);
+  } else if constexpr (std::is_same_v<T, fn::affine32>) {
+    for (auto& x : v) x = T{static_cast<std::uint32_t>(rng()) | 1u, static_cast<std::uint32_t>(rng())};
   } else if constexpr (std::is_same_v<T, fn::float_idx32>) {  // (value, index), values with ties
     for (std::size_t i = 0; i < n; ++i) v[i] = T{static_cast<float>(rng() % 100000), static_cast<std::uint32_t>(i)};
   } else {  // argmax pairs: (value, index), values with ties
@@ -93,8 +97,9 @@ std::pair<unsigned, unsigned> grid_pair(const T* in, std::size_t n, const reduce
     const std::size_t cap = reducelab::detail::grid_cap<P_res, OpT, T>(dev);
     const auto plan =
         reducelab::detail::make_plan<P_res::block_threads, P_res::vectors_per_thread>(in, n, cap, resident);
-    const std::size_t pass = reducelab::detail::pass_blocks_for<P_pass, OpT, T>(
-        n, (n - plan.head) / reducelab::agent::values_per_vector<T>);
+    std::size_t units = plan.tiles;  // warp tiles, or the direct fold's vectors
+    if constexpr (reducelab::kernels::folds_directly<OpT, T>) units = (n - plan.head) / reducelab::agent::values_per_vector<T>;
+    const std::size_t pass = reducelab::detail::pass_blocks_for<P_pass, OpT, T>(n, units);
     return {resident, pass == 0 ? resident : static_cast<unsigned>(pass)};
   }
   return {1, 1};
@@ -202,6 +207,9 @@ int main(int argc, char** argv) {
   if (want("maximum/float")) run<float>("maximum/float", fn::maximum{}, log_sizes, samples, flush, flush_n, sink, stream, peak);
   if (want("argmax/float_idx32"))
     run<fn::float_idx32>("argmax/float_idx32", fn::argmax{}, log_sizes, samples, flush, flush_n, sink, stream, peak);
+  if (want("affine_compose/affine32"))
+    run<fn::affine32>("affine_compose/affine32", fn::affine_compose{}, log_sizes, samples, flush, flush_n, sink, stream,
+                      peak);
   if (want("logical_or/uint8"))
     run<std::uint8_t>("logical_or/uint8", fn::logical_or{}, log_sizes, samples, flush, flush_n, sink, stream, peak);
   if (want("argmax/double_idx64"))

@@ -98,18 +98,35 @@ bool takes_single_block(std::size_t n) {
 
 /// Bytes of workspace a launch of n values needs under PolicyT (0 on the one-block path). Sized for the
 /// largest grid, so it does not depend on the input pointer.
-/// Blocks of a grid of a pass per block over `vectors` 16-byte vectors (kernels/single_pass.cuh), or 0 where that
-/// grid is not taken: not the direct fold, below the policy's pass_blocks_min_bytes, fewer than two passes, or more
-/// blocks than a grid holds.
+/// Whether inputs of (OpT, T) can take a grid of a pass per block (kernels/single_pass.cuh): the direct fold, and
+/// a non-commutative functor's warp tiles (a short contiguous run of tiles per block, folded in block order).
+template <class OpT, class T>
+inline constexpr bool has_pass_blocks = kernels::folds_directly<OpT, T> || kernels::has_few_blocks_kernel<OpT, T>;
+
+/// What one pass block reads: 16-byte vectors (direct fold: block_threads x pass_blocks_vectors) or warp tiles (each
+/// warp pass_blocks_vectors / vectors_per_thread tiles of its own, at least one).
 template <class PolicyT, class OpT, class T>
-std::size_t pass_blocks_for(std::size_t n, std::size_t vectors) {
-  if constexpr (!kernels::folds_directly<OpT, T>) {
+constexpr std::size_t pass_block_units() {
+  if constexpr (kernels::folds_directly<OpT, T>) {
+    return static_cast<std::size_t>(PolicyT::block_threads) * PolicyT::pass_blocks_vectors;
+  } else {
+    constexpr int per_warp = PolicyT::pass_blocks_vectors / PolicyT::vectors_per_thread;
+    return static_cast<std::size_t>(PolicyT::block_threads / 32) * (per_warp > 1 ? per_warp : 1);
+  }
+}
+
+/// Blocks of a grid of a pass per block over `units` vectors (direct fold) or warp tiles (pass_block_units), or 0
+/// where that grid is not taken: not has_pass_blocks, below the policy's pass_blocks_min_bytes, fewer than two
+/// passes, or more blocks than a grid holds.
+template <class PolicyT, class OpT, class T>
+std::size_t pass_blocks_for(std::size_t n, std::size_t units) {
+  if constexpr (!has_pass_blocks<OpT, T>) {
     return 0;
   } else {
     constexpr std::size_t min_bytes = PolicyT::pass_blocks_min_bytes;
     if (min_bytes == 0 || n * sizeof(T) < min_bytes) return 0;
-    constexpr std::size_t pass = static_cast<std::size_t>(PolicyT::block_threads) * PolicyT::pass_blocks_vectors;
-    const std::size_t blocks = (vectors + pass - 1) / pass;
+    constexpr std::size_t pass = pass_block_units<PolicyT, OpT, T>();
+    const std::size_t blocks = (units + pass - 1) / pass;
     return blocks < 2 || blocks > 0x7fffffffu ? 0 : blocks;
   }
 }
@@ -124,10 +141,14 @@ template <class PolicyT, class OpT, class T>
 std::size_t workspace_bytes_for(std::size_t n, const device_properties& dev) {
   if (takes_single_block<PolicyT, T>(n)) return 0;
   const std::size_t resident = layout_bytes<T>(grid_cap<PolicyT, OpT, T>(dev));
-  // The most vectors any start address leaves (the head only takes values away).
-  std::size_t most_vectors = 0;
-  if constexpr (kernels::folds_directly<OpT, T>) most_vectors = n / agent::values_per_vector<T>;
-  const std::size_t blocks = pass_blocks_for<PolicyT, OpT, T>(n, most_vectors);
+  // The most vectors or tiles any start address leaves (the head only takes values away).
+  std::size_t most_units = 0;
+  if constexpr (kernels::folds_directly<OpT, T>) {
+    most_units = n / agent::values_per_vector<T>;
+  } else if constexpr (has_pass_blocks<OpT, T>) {
+    most_units = n / agent::tile_items<T, PolicyT::vectors_per_thread>;
+  }
+  const std::size_t blocks = pass_blocks_for<PolicyT, OpT, T>(n, most_units);
   const std::size_t per_pass = blocks == 0 ? 0 : layout_bytes<T>(pass_blocks_slots<PolicyT>(blocks));
   return resident > per_pass ? resident : per_pass;
 }
@@ -205,23 +226,29 @@ void launch(const T* in, std::size_t n, T* out, void* workspace, OpT op, cudaStr
   constexpr int threads = PolicyT::block_threads;
   const std::size_t cap = grid_cap<PolicyT, OpT, T>(dev);
   kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, cap, grid);
-  if constexpr (kernels::folds_directly<OpT, T>) {
+  if constexpr (has_pass_blocks<OpT, T>) {
     if (!plan.scalar) {
-      const std::size_t blocks =
-          pass_blocks_for<PolicyT, OpT, T>(n, (n - plan.head) / agent::values_per_vector<T>);
+      std::size_t units = plan.tiles;
+      if constexpr (kernels::folds_directly<OpT, T>) units = (n - plan.head) / agent::values_per_vector<T>;
+      const std::size_t blocks = pass_blocks_for<PolicyT, OpT, T>(n, units);
       if (blocks != 0) {
         grid = static_cast<unsigned>(blocks);
         plan.group_blocks = static_cast<unsigned>(threads);
+        if constexpr (!kernels::folds_directly<OpT, T>) plan.tiles_per_block = pass_block_units<PolicyT, OpT, T>();
       }
     }
   }
   plan.done_flag = signal.flag;
   plan.done_seq = signal.seq;
   auto* partials = static_cast<::reducelab::grid::tagged_partial<T>*>(workspace);
-  if constexpr (kernels::folds_directly<OpT, T> && PolicyT::pass_blocks_min_bytes != 0) {
+  if constexpr (has_pass_blocks<OpT, T> && PolicyT::pass_blocks_min_bytes != 0) {
     if (plan.group_blocks != 0) {
-      kernels::single_pass<threads, PolicyT::pass_blocks_vectors, OpT, T>
-          <<<grid, threads, 0, stream>>>(in, plan, out, partials, next_epoch(), op);
+      // The direct fold's pass blocks have a kernel of their own shape; the warp tiles keep the policy's (a pass is
+      // a run of tiles, plan.tiles_per_block), and never the few-blocks kernel, whatever the grid.
+      constexpr int vectors =
+          kernels::folds_directly<OpT, T> ? PolicyT::pass_blocks_vectors : PolicyT::vectors_per_thread;
+      kernels::single_pass<threads, vectors, OpT, T><<<grid, threads, 0, stream>>>(in, plan, out, partials,
+                                                                                    next_epoch(), op);
       CUDA_TRY_LAUNCH();
       return;
     }
@@ -286,7 +313,19 @@ std::size_t combine_depth_for(std::size_t n, const device_properties& dev) {
                                   (1 + block_depth + 1) + ((groups + threads - 1) / threads + block_depth + 1) + 2;
       if (grouped > depth) depth = grouped;
     }
-  } else if constexpr (kernels::folds_thread_runs<OpT, T>) {
+  } else if constexpr (has_pass_blocks<OpT, T>) {
+    // A grid of a pass per block over warp tiles: a lane's values, the warp tree, the warp's pass_block_units /
+    // warps tiles, the block tree, the group's fold (one partial a thread, two trees), the grid's last block's fold
+    // over the groups (ceil(groups / threads) a thread, two trees), head and tail.
+    const std::size_t pass_blocks = single ? 0 : pass_blocks_for<PolicyT, OpT, T>(n, n / tile);
+    if (pass_blocks != 0) {
+      const std::size_t groups = (pass_blocks + threads - 1) / threads;
+      const std::size_t grouped = lane_items + 5 + pass_block_units<PolicyT, OpT, T>() / warps + 10 + (1 + 15) +
+                                  ((groups + threads - 1) / threads + 15) + tail_depth + 2;
+      if (grouped > depth) depth = grouped;
+    }
+  }
+  if constexpr (kernels::folds_thread_runs<OpT, T>) {
     // kernels/one_block.cuh for a non-commutative functor: thread 0's head values, a thread's run of
     // ceil(vectors / threads) vectors, the last thread's tail values, then the in-order combine through the slots.
     if (single) {

@@ -34,7 +34,8 @@
 //
 // Large inputs of the direct fold take one block per pass instead (plan.group_blocks > 0; the policy's
 // pass_blocks_min_bytes): block b folds pass b alone and the hardware schedules the blocks in waves as SMs free up,
-// rather than a resident grid striding over the passes. Same run on the H100 (scripts/harness/stream_schedules.cu,
+// rather than a resident grid striding over the passes. A non-commutative functor's warp tiles do the same with a
+// short contiguous run of tiles per block (plan.tiles_per_block), its partials folded in block order. Same run on the H100 (scripts/harness/stream_schedules.cu,
 // results/NVIDIA_H100_80GB_HBM3-lib/pass-blocks.txt): a plain int32 sum with one 16-32 KiB pass per block streamed
 // 2^28 values at 93.6-94.0 % of the peak on two machines, where this kernel's resident grid, passes dealt round
 // robin, took 92.6-92.7 % on one and 91.4 % on the other. So many partials cannot all wait for the last
@@ -210,10 +211,27 @@ __device__ __forceinline__ T fold_published_commutative(const grid::tagged_parti
   return block::reduce_commutative<BlockThreads>(mine, op, storage);
 }
 
-/// The finish of a grid of a pass per block (plan.group_blocks = K > 0, direct fold only): the blocks publish their
-/// partials in `partials`; the last block of each group of K folds the group's and publishes it after them (slot
-/// gridDim.x + group); the grid's last block folds the groups'. `partial` is this block's, valid in thread 0.
+/// As fold_published_commutative, for any associative functor: the threads' runs are consecutive, and the block
+/// combines them in thread order (block::reduce_in_thread_order), so the result is slots first, ..., last - 1 in
+/// order. Valid in thread 0; every thread must call it, with `storage` free.
 template <int BlockThreads, class OpT, class T>
+__device__ __forceinline__ T fold_published_in_order(const grid::tagged_partial<T>* slots, unsigned first,
+                                                     unsigned last, unsigned long long epoch, OpT op,
+                                                     block::reduce_storage<T, BlockThreads>& storage) {
+  const unsigned count = last - first;
+  const unsigned k = (count + BlockThreads - 1) / BlockThreads;
+  const unsigned begin = threadIdx.x * k < count ? first + threadIdx.x * k : last;
+  const unsigned end = last - begin > k ? begin + k : last;
+  const T mine = grid::fold_published<4>(identity_of<OpT, T>(), slots, begin, end, epoch, op);
+  return block::reduce_in_thread_order<BlockThreads>(mine, op, storage);
+}
+
+/// The finish of a grid of a pass per block (plan.group_blocks = K > 0): the blocks publish their partials in
+/// `partials`; the last block of each group of K folds the group's and publishes it after them (slot gridDim.x +
+/// group); the grid's last block folds the groups'. `partial` is this block's, valid in thread 0. A commutative
+/// functor (the direct fold) folds each level through block::reduce_commutative; any other folds in block order,
+/// each finishing block's own partial last, so the result is the in-order one.
+template <int BlockThreads, int VectorsPerThread, class OpT, class T>
 __device__ __forceinline__ void finish_in_groups(const single_pass_plan& plan, T* out,
                                                  grid::tagged_partial<T>* partials, unsigned long long epoch, OpT op,
                                                  T partial, unsigned char* raw) {
@@ -224,9 +242,18 @@ __device__ __forceinline__ void finish_in_groups(const single_pass_plan& plan, T
     if (threadIdx.x == 0) grid::publish(partials + block, partial, epoch);
     return;
   }
-  auto& storage = *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw);
+  const auto fold = [&](const grid::tagged_partial<T>* slots, unsigned first, unsigned last) {
+    if constexpr (is_commutative_v<OpT>) {
+      return fold_published_commutative<BlockThreads>(
+          slots, first, last, epoch, op, *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw));
+    } else {
+      using range_t = typename single_pass_storage<BlockThreads, VectorsPerThread, T>::range_t;
+      return fold_published_in_order<BlockThreads>(slots, first, last, epoch, op,
+                                                   reinterpret_cast<range_t*>(raw)->reduce);
+    }
+  };
   __syncthreads();  // `raw` is free: this block's own combine is done
-  T value = fold_published_commutative<BlockThreads>(partials, group_first, group_last, epoch, op, storage);
+  T value = fold(partials, group_first, group_last);
   if (threadIdx.x == 0) value = op(value, partial);
   grid::tagged_partial<T>* group_partials = partials + blocks;
   if (block != blocks - 1) {
@@ -234,7 +261,7 @@ __device__ __forceinline__ void finish_in_groups(const single_pass_plan& plan, T
     return;
   }
   __syncthreads();
-  const T earlier = fold_published_commutative<BlockThreads>(group_partials, 0, group, epoch, op, storage);
+  const T earlier = fold(group_partials, 0, group);
   if (threadIdx.x == 0) write_result(out, op(earlier, value), plan);
 }
 
@@ -292,9 +319,9 @@ __device__ __forceinline__ void reduce_and_finish(const T* __restrict__ in, cons
     if (threadIdx.x == 0) write_result(out, partial, plan);
     return;
   }
-  if constexpr (folds_directly<OpT, T>) {
+  if constexpr (folds_directly<OpT, T> || has_few_blocks_kernel<OpT, T>) {
     if (plan.group_blocks != 0) {
-      finish_in_groups<BlockThreads>(plan, out, partials, epoch, op, partial, raw);
+      finish_in_groups<BlockThreads, VectorsPerThread>(plan, out, partials, epoch, op, partial, raw);
       return;
     }
   }

@@ -7,15 +7,17 @@
 //   single_block_vectors  16-byte loads in flight per thread on the one-block path, chosen by `reducelab tune` with
 //                         single_block_threads (left out of a policy, it is vectors_per_thread, as it was before
 //                         the field existed)
-//   pass_blocks_min_bytes inputs of at least this many bytes, reduced by a commutative functor over values that tile a
-//                         16-byte vector (the direct fold), get one block per pass of block_threads x
-//                         vectors_per_thread vectors instead of a grid of blocks_per_sm x SMs, finished in groups of
-//                         block_threads blocks (kernels/single_pass.cuh says why); 0: never. Not swept by `reducelab
-//                         tune`: it comes from a same-run A/B of the two grids (scripts/harness/pass_blocks.cu), and
-//                         the header tune writes keeps the value of the table it replaces
+//   pass_blocks_min_bytes inputs of at least this many bytes get one block per pass instead of a grid of
+//                         blocks_per_sm x SMs, finished in groups of block_threads blocks (kernels/single_pass.cuh
+//                         says why); 0: never. A pass is block_threads x pass_blocks_vectors 16-byte vectors for a
+//                         commutative functor over values that tile a vector (the direct fold), and a run of
+//                         pass_blocks_vectors / vectors_per_thread warp tiles per warp for a non-commutative one over
+//                         values read in vectors; other functors and types keep the resident grid. Not swept by
+//                         `reducelab tune`: it comes from same-run A/Bs of the two grids (scripts/harness/
+//                         pass_blocks.cu), and the header tune writes keeps the value of the table it replaces
 //   pass_blocks_vectors   16-byte loads per thread of such a block (0: vectors_per_thread). A block of the resident
-//                         grid folds many passes, a pass block one, so its pass must be larger: blocks of under
-//                         32 KiB came too fast for the SMs to take (below, and scripts/harness/pass_blocks.cu)
+//                         grid folds many passes, a pass block one, so its pass must be larger: passes of 16 KiB were
+//                         slower than the resident grid where 32 KiB ones were not (scripts/harness/pass_blocks.cu)
 // The numbers for a known architecture come from `reducelab tune` (tuning/sm90.hpp says where and when);
 // any other GPU gets tuning::fallback, which is sound everywhere and tuned nowhere.
 #pragma once
