@@ -40,8 +40,10 @@ import sys
 
 # The functors and value types of the default check (see the module doc), and each value type's size in bytes.
 DEFAULT_KERNELS = re.compile(
-    # single_pass_few_blocks is checked at single_pass's shape: the suffix is not part of the kernel's name here.
-    r"^void reducelab::kernels::(?P<kernel>one_block|single_pass)(?:_few_blocks)?<(?P<threads>\d+), (?P<vectors>\d+), "
+    # single_pass_few_blocks and single_pass_pass_blocks are checked at single_pass's shapes: the suffix is not part of
+    # the kernel's name here.
+    r"^void reducelab::kernels::(?P<kernel>one_block|single_pass)(?:_few_blocks|_pass_blocks)?"
+    r"<(?P<threads>\d+), (?P<vectors>\d+), "
     r"reducelab::functors::(?P<functor>plus|maximum|minimum|multiplies|bit_and|bit_or|bit_xor|logical_and|logical_or|"
     r"affine_compose), (?P<type>[^,<>]+(?:<[^<>]*>)?)\s*>")
 VALUE_BYTES = {"bool": 1, "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4,

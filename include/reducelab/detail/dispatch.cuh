@@ -247,8 +247,8 @@ void launch(const T* in, std::size_t n, T* out, void* workspace, OpT op, cudaStr
       // a run of tiles, plan.tiles_per_block), and never the few-blocks kernel, whatever the grid.
       constexpr int vectors =
           kernels::folds_directly<OpT, T> ? PolicyT::pass_blocks_vectors : PolicyT::vectors_per_thread;
-      kernels::single_pass<threads, vectors, OpT, T><<<grid, threads, 0, stream>>>(in, plan, out, partials,
-                                                                                    next_epoch(), op);
+      kernels::single_pass_pass_blocks<threads, vectors, OpT, T><<<grid, threads, 0, stream>>>(
+          in, plan, out, partials, next_epoch(), op);
       CUDA_TRY_LAUNCH();
       return;
     }

@@ -268,7 +268,7 @@ __device__ __forceinline__ void finish_in_groups(const single_pass_plan& plan, T
 /// The body of both multi-block kernels. `raw` is the kernel's shared memory: the tile stage, the block combine's
 /// storage and the range storage are never live together, so one raw buffer serves them all. With FewBlocks
 /// (single_pass_few_blocks, at most few_blocks_max blocks), the last block folds the others' partials in warp 0.
-template <int BlockThreads, int VectorsPerThread, bool FewBlocks, class OpT, class T>
+template <int BlockThreads, int VectorsPerThread, bool FewBlocks, bool PassBlocks, class OpT, class T>
 __device__ __forceinline__ void reduce_and_finish(const T* __restrict__ in, const single_pass_plan& plan, T* out,
                                                   grid::tagged_partial<T>* partials, unsigned long long epoch, OpT op,
                                                   unsigned char* raw) {
@@ -319,11 +319,9 @@ __device__ __forceinline__ void reduce_and_finish(const T* __restrict__ in, cons
     if (threadIdx.x == 0) write_result(out, partial, plan);
     return;
   }
-  if constexpr (folds_directly<OpT, T> || has_few_blocks_kernel<OpT, T>) {
-    if (plan.group_blocks != 0) {
-      finish_in_groups<BlockThreads, VectorsPerThread>(plan, out, partials, epoch, op, partial, raw);
-      return;
-    }
+  if constexpr (PassBlocks) {
+    finish_in_groups<BlockThreads, VectorsPerThread>(plan, out, partials, epoch, op, partial, raw);
+    return;
   }
   if (!last) {
     if (threadIdx.x == 0) grid::publish(partials + block, partial, epoch);
@@ -372,7 +370,7 @@ __global__ void __launch_bounds__(BlockThreads)
     single_pass(const T* __restrict__ in, single_pass_plan plan, T* out, grid::tagged_partial<T>* partials,
                 unsigned long long epoch, OpT op) {
   __shared__ alignas(16) unsigned char raw[raw_storage_bytes<BlockThreads, VectorsPerThread, OpT, T>];
-  reduce_and_finish<BlockThreads, VectorsPerThread, false>(in, plan, out, partials, epoch, op, raw);
+  reduce_and_finish<BlockThreads, VectorsPerThread, false, false>(in, plan, out, partials, epoch, op, raw);
 }
 
 /// single_pass for grids of 2 to few_blocks_max blocks, for the functors of has_few_blocks_kernel.
@@ -382,7 +380,21 @@ __global__ void __launch_bounds__(BlockThreads)
                            grid::tagged_partial<T>* partials, unsigned long long epoch, OpT op) {
   static_assert(has_few_blocks_kernel<OpT, T>, "single_pass_few_blocks serves has_few_blocks_kernel's functors");
   __shared__ alignas(16) unsigned char raw[few_blocks_storage_bytes<BlockThreads, VectorsPerThread, OpT, T>];
-  reduce_and_finish<BlockThreads, VectorsPerThread, true>(in, plan, out, partials, epoch, op, raw);
+  reduce_and_finish<BlockThreads, VectorsPerThread, true, false>(in, plan, out, partials, epoch, op, raw);
+}
+
+/// single_pass for a grid of a pass per block (plan.group_blocks > 0: the direct fold, or a non-commutative
+/// functor's warp tiles), finished in groups (finish_in_groups). A kernel of its own, as single_pass_few_blocks is:
+/// the same finish behind a runtime branch in single_pass cost affine_compose 5-6 % at 2^20-2^22 on both GPUs
+/// (73e55d6's libcompare against 7bc14a0's, results/*-lib/rerun-73e55d6-compare.txt).
+template <int BlockThreads, int VectorsPerThread, class OpT, class T>
+__global__ void __launch_bounds__(BlockThreads)
+    single_pass_pass_blocks(const T* __restrict__ in, single_pass_plan plan, T* out,
+                            grid::tagged_partial<T>* partials, unsigned long long epoch, OpT op) {
+  static_assert(folds_directly<OpT, T> || has_few_blocks_kernel<OpT, T>,
+                "pass blocks serve the direct fold and a non-commutative functor's warp tiles");
+  __shared__ alignas(16) unsigned char raw[raw_storage_bytes<BlockThreads, VectorsPerThread, OpT, T>];
+  reduce_and_finish<BlockThreads, VectorsPerThread, false, true>(in, plan, out, partials, epoch, op, raw);
 }
 
 }  // namespace reducelab::kernels
