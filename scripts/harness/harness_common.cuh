@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #define CHECK_CUDA(x)                                                                \
   do {                                                                               \
@@ -28,6 +30,17 @@ __global__ void touch(const int4* p, std::size_t n, int* sink) {
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
     acc ^= p[i].x;
   if (acc == 0x7fffffff) *sink = acc;
+}
+
+/// "24,26,28" -> {24, 26, 28} (log2 sizes from a command line).
+inline std::vector<int> parse_int_list(const std::string& text) {
+  std::vector<int> values;
+  for (std::string s = text; !s.empty();) {
+    const auto comma = s.find(',');
+    values.push_back(std::stoi(s.substr(0, comma)));
+    s = comma == std::string::npos ? "" : s.substr(comma + 1);
+  }
+  return values;
 }
 
 /// 2 x memory clock x bus width of device 0, in GB/s (the reports' peak).
