@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -218,14 +219,22 @@ namespace multigpu_test {
 
 /// Every rank's vector; rank r's element i is the host's vectors[r][i]. Checks every rank's out against the
 /// rank-order fold on the host, element by element, and returns rank 0's output (for run-to-run checks).
+/// With `symmetric` set, the all-reduce runs over a symmetric_workspace of that many bytes (0: the default size)
+/// made for the group.
 template <class T, class OpT>
 std::vector<T> expect_all_reduce_exact(const std::vector<std::vector<T>>& vectors, OpT op,
-                                       const mg::all_reduce_options& options, bool in_place) {
+                                       mg::all_reduce_options options, bool in_place,
+                                       std::optional<std::size_t> symmetric = std::nullopt) {
   const int ndev = static_cast<int>(vectors.size());
   const std::size_t n = vectors[0].size();
   std::vector<int> devices;
   for (int d = 0; d < ndev; ++d) devices.push_back(d);
   mg::local_group group(devices);
+  std::unique_ptr<mg::symmetric_workspace> workspace;
+  if (symmetric) {
+    workspace = std::make_unique<mg::symmetric_workspace>(group, *symmetric);
+    options.workspace = workspace.get();
+  }
   std::vector<std::unique_ptr<device_buffer>> ins, outs;
   std::vector<mg::vector_shard<T>> shards;
   std::vector<cudaStream_t> streams;
@@ -262,7 +271,12 @@ std::vector<T> expect_all_reduce_exact(const std::vector<std::vector<T>>& vector
         first_wrong = std::min(first_wrong, i);
       }
     EXPECT_EQ(wrong, 0u) << "rank " << r << " of " << ndev << ", n = " << n << ", piece " << options.piece_bytes
-                         << " B" << (in_place ? ", in place" : "") << ": " << wrong << " elements differ, first ["
+                         << " B" << (in_place ? ", in place" : "")
+                         << (symmetric ? ", symmetric workspace of " + std::to_string(workspace->bytes()) +
+                                             " B, slots of at most " + std::to_string(options.symmetric_slot_bytes) +
+                                             " B (0: default)"
+                                       : std::string())
+                         << ": " << wrong << " elements differ, first ["
                          << first_wrong << "] got "
                          << (first_wrong < n ? show(got[first_wrong]) + ", want " + show(want[first_wrong]) : "");
     if (r == 0) first = got;
@@ -340,6 +354,74 @@ TEST(MultiGpuAllReduce, UnequalLengthsAreRefusedBeforeAnythingRuns) {
   }
 }
 
+// The symmetric path: one kernel per rank over NCCL symmetric memory (symmetric_all_reduce.cuh).
+TEST(MultiGpuSymmetric, ExactOverTwoGpusInOneRoundAndInMany) {
+  SKIP_WITH_FEWER_GPUS_THAN(2);
+  mg::all_reduce_options default_slots, tiny_slots;
+  tiny_slots.symmetric_slot_bytes = 1000;  // many rounds, cut to 16-byte multiples, short last round
+  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{1'000'003}}) {
+    for (const auto& options : {default_slots, tiny_slots}) {
+      // The default workspace, and one of 4 KiB whose size alone forces rounds.
+      for (std::size_t bytes : {std::size_t{0}, std::size_t{4096}}) {
+        expect_all_reduce_exact(per_rank_vectors(2, n, random_ints), add{}, options, false, bytes);
+        expect_all_reduce_exact(per_rank_vectors(2, n, [](std::size_t m, std::uint64_t s) {
+                                  return exact_test::random_maps(m, s);
+                                }),
+                                compose{}, options, n % 2 == 1, bytes);
+        expect_all_reduce_exact(per_rank_vectors(2, n, random_pairs), argmax{}, options, false, bytes);
+        expect_all_reduce_exact(per_rank_vectors(2, n, random_floats), reducelab::functors::plus{}, options, true,
+                                bytes);
+      }
+    }
+  }
+}
+
+TEST(MultiGpuSymmetric, IdenticalRunToRunAndOneRankCopies) {
+  SKIP_WITH_FEWER_GPUS_THAN(1);
+  if (device_count() >= 2) {
+    const auto v = per_rank_vectors(2, 3'000'001, random_floats);
+    const auto first = expect_all_reduce_exact(v, reducelab::functors::plus{}, {}, false, std::size_t{0});
+    const auto second = expect_all_reduce_exact(v, reducelab::functors::plus{}, {}, false, std::size_t{0});
+    EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0);
+  }
+  for (bool in_place : {false, true})
+    expect_all_reduce_exact(per_rank_vectors(1, 100'003, random_ints), add{}, {}, in_place, std::size_t{0});
+}
+
+TEST(MultiGpuSymmetric, RefusesAWorkspaceOfAnotherCommunicator) {
+  SKIP_WITH_FEWER_GPUS_THAN(2);
+  mg::local_group group({0, 1}), other({0, 1});
+  mg::symmetric_workspace workspace(other);
+  device_buffer a(0, 100 * sizeof(int)), b(1, 100 * sizeof(int));
+  std::vector<mg::vector_shard<std::int32_t>> shards = {{a.as<std::int32_t>(), a.as<std::int32_t>(), 100, nullptr},
+                                                        {b.as<std::int32_t>(), b.as<std::int32_t>(), 100, nullptr}};
+  mg::all_reduce_options options;
+  options.workspace = &workspace;
+  try {
+    mg::all_reduce(group, shards, add{}, options);
+    FAIL() << "a workspace of another communicator was accepted";
+  } catch (const reducelab::usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("has no window for this communicator"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MultiGpuSymmetric, SlotsFitTheWorkspaceAndAreCutToSixteenBytes) {
+  // Host logic only: elements per slot for (workspace bytes, ranks, longest chunk, slot cap).
+  using mg::detail::symmetric_slot_elems;
+  EXPECT_EQ(symmetric_slot_elems<float>(4096, 2, 100, 1 << 20), 100u);    // the whole chunk fits: one round
+  EXPECT_EQ(symmetric_slot_elems<float>(4096, 2, 10'000, 1 << 20), 512u);  // 4096 / (2 slots x 4 B)
+  EXPECT_EQ(symmetric_slot_elems<float>(4096, 3, 10'000, 1 << 20), 256u);  // two other ranks: four slots
+  EXPECT_EQ(symmetric_slot_elems<float>(1 << 20, 2, 10'000, 1000), 248u);  // the cap, cut to 16-byte multiples
+  EXPECT_EQ(symmetric_slot_elems<float_idx32>(1 << 20, 2, 10'000, 1000), 124u);
+  EXPECT_EQ(symmetric_slot_elems<double>(8, 2, 10, 1 << 20), 0u);          // not one element per slot: refused
+  for (std::size_t bytes : {std::size_t{4096}, std::size_t{12'345}, std::size_t{1} << 24})
+    for (int ranks : {2, 3, 8}) {
+      const std::size_t slot = symmetric_slot_elems<float_idx32>(bytes, ranks, 1'000'000, 1 << 20);
+      EXPECT_LE(2 * (ranks - 1) * slot * sizeof(float_idx32), bytes) << bytes << " B, " << ranks << " ranks";
+      EXPECT_EQ(slot * sizeof(float_idx32) % 16, 0u) << bytes << " B, " << ranks << " ranks";
+    }
+}
+
 // One thread per GPU, each with its own rank_communicator: the one-process-per-GPU path (NCCL sees the same
 // thing from threads as from processes: ncclCommInitRank with a shared id).
 namespace multigpu_test {
@@ -394,6 +476,17 @@ TEST(MultiGpuPerRank, ScalarAndAllReduceFromOneThreadPerGpu) {
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < n; ++i) wrong += same(got[i], want_vec[i]) ? 0 : 1;
     EXPECT_EQ(wrong, 0u) << "rank " << r;
+    // The symmetric path from one thread per rank: each rank makes its part of the workspace (collective).
+    mg::symmetric_workspace workspace(comm.get(), 64 * 1024);  // rounds of 4096 maps (8 bytes each)
+    mg::all_reduce_options options;
+    options.workspace = &workspace;
+    CUDA_TRY(cudaMemset(out.as<affine_u32>(), 0xA5, n * sizeof(affine_u32)));
+    mg::all_reduce(in.as<const affine_u32>(), out.as<affine_u32>(), n, compose{}, comm.get_ref(), nullptr, options);
+    mg::wait(comm.get_ref(), nullptr, std::chrono::seconds(60));
+    CUDA_TRY(cudaMemcpy(got.data(), out.as<affine_u32>(), n * sizeof(affine_u32), cudaMemcpyDeviceToHost));
+    wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) wrong += same(got[i], want_vec[i]) ? 0 : 1;
+    EXPECT_EQ(wrong, 0u) << "rank " << r << ", symmetric workspace";
   });
 }
 

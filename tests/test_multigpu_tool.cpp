@@ -40,13 +40,15 @@ TEST(MultigpuToolOptions, DefaultsAreIssue14s) {
   EXPECT_EQ(o.rounds, default_rounds);
   EXPECT_EQ(o.clock, clock_choice::events);
   EXPECT_EQ(o.piece_bytes, std::size_t{0});  // one piece per chunk
+  EXPECT_EQ(o.path, all_reduce_path::symmetric);
   EXPECT_EQ(o.out_dir, "results/latest-multigpu");
 }
 
 TEST(MultigpuToolOptions, EveryOptionIsRead) {
   const options o = parse({"compare", "--gpus", "2", "--sizes", "2^20,1000", "--bytes", "64MiB,2^20", "--ops",
                            "plus/float,argmax", "--parts", "all_reduce", "--rounds", "7", "--clock", "host",
-                           "--piece-bytes", "1MiB", "--seed", "5", "--out", "here"});
+                           "--piece-bytes", "1MiB", "--all-reduce-path", "send-recv", "--seed", "5", "--out",
+                           "here"});
   EXPECT_EQ(o.gpus, 2);
   EXPECT_EQ(o.sizes, (std::vector<std::size_t>{std::size_t{1} << 20, 1000}));
   EXPECT_EQ(o.bytes, (std::vector<std::size_t>{std::size_t{64} << 20, std::size_t{1} << 20}));
@@ -56,6 +58,7 @@ TEST(MultigpuToolOptions, EveryOptionIsRead) {
   EXPECT_EQ(o.rounds, 7);
   EXPECT_EQ(o.clock, clock_choice::host);
   EXPECT_EQ(o.piece_bytes, std::size_t{1} << 20);
+  EXPECT_EQ(o.path, all_reduce_path::send_recv);
   EXPECT_EQ(o.seed, 5u);
   EXPECT_EQ(o.out_dir, "here");
 }
@@ -68,6 +71,7 @@ TEST(MultigpuToolOptions, HelpNeedsNoGpu) {
     EXPECT_TRUE(contains(o.help_text, "compare")) << o.help_text;
   }
   EXPECT_TRUE(contains(parse({"compare", "--help"}).help_text, "--piece-bytes"));
+  EXPECT_TRUE(contains(parse({"compare", "--help"}).help_text, "--all-reduce-path"));
 }
 
 TEST(MultigpuToolOptions, BadValuesAreRefusedByName) {
@@ -83,6 +87,8 @@ TEST(MultigpuToolOptions, BadValuesAreRefusedByName) {
   EXPECT_TRUE(contains(error_of([] { parse({"compare", "--bytes", "0MiB"}); }), "--bytes"));
   EXPECT_TRUE(contains(error_of([] { parse({"compare", "--piece-bytes", "4"}); }), "--piece-bytes 4"));
   EXPECT_EQ(parse({"compare", "--piece-bytes", "0"}).piece_bytes, std::size_t{0});  // one piece per chunk
+  EXPECT_TRUE(contains(error_of([] { parse({"compare", "--all-reduce-path", "nvls"}); }), "'nvls'"));
+  EXPECT_EQ(parse({"compare", "--all-reduce-path", "symmetric"}).path, all_reduce_path::symmetric);
   EXPECT_TRUE(contains(error_of([] { parse({"compare", "--ops", "--rounds", "5"}); }), "--ops"));
   EXPECT_TRUE(contains(error_of([] { parse({"compare", "--frobnicate"}); }), "'--frobnicate'"));
   EXPECT_TRUE(contains(error_of([] { parse({"time"}); }), "unknown command 'time'"));

@@ -1,5 +1,6 @@
 // The all-reduce part: every rank holds a vector of the same length; (a) reducelab::multigpu::all_reduce folds
-// them elementwise in rank order with the functor (ReduceLab's fold kernel, NCCL only moving bytes), (b)
+// them elementwise in rank order with the functor (by default over NCCL symmetric memory, one kernel per rank;
+// --all-reduce-path send-recv: ncclSend/ncclRecv moving the bytes and ReduceLab's fold kernel), (b)
 // ncclAllReduce with ncclSum on the same bytes: of the same type for plus, of floats for argmax pairs (NCCL has no
 // argmax; its float sum over the same bytes is the bandwidth to match). Out of place for both.
 //
@@ -22,6 +23,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <type_traits>
 
@@ -105,7 +107,13 @@ case_outcome run_all_reduce(session& s, const case_name& c, std::size_t bytes_as
   const std::size_t bytes = o.bytes, base_count = bytes / sizeof(BaseT);
   if (bytes != bytes_asked)
     o.notes.push_back(std::to_string(bytes_asked) + " bytes asked, " + std::to_string(bytes) + " used (whole elements)");
-  const std::size_t staging = ranks > 1 ? 2 * static_cast<std::size_t>(ranks - 1) * s.opts.piece_bytes : 0;
+  // The send/receive path stages at most (P-1)/P of the vector (two pieces per other rank when pipelined); the
+  // symmetric path's window is symmetric_workspace::default_bytes.
+  const bool symmetric = s.opts.path == all_reduce_path::symmetric;
+  const std::size_t staging = ranks == 1    ? 0
+                              : symmetric   ? symmetric_workspace::default_bytes(ranks)
+                              : s.opts.piece_bytes == 0 ? bytes
+                                                        : 2 * static_cast<std::size_t>(ranks - 1) * s.opts.piece_bytes;
   std::vector<device_need> needs;
   for (int r = 0; r < ranks; ++r) {
     const int dev = s.ranks.device(r);
@@ -138,6 +146,19 @@ case_outcome run_all_reduce(session& s, const case_name& c, std::size_t bytes_as
 
   all_reduce_options ar;
   ar.piece_bytes = s.opts.piece_bytes;
+  // Made once per case, outside the timed runs (a collective registration, as an application would do it once).
+  std::unique_ptr<symmetric_workspace> workspace;
+  std::string path_name = "send/recv";
+  if (symmetric) {
+    try {
+      workspace = std::make_unique<symmetric_workspace>(s.group);
+      ar.workspace = workspace.get();
+      path_name = "symmetric memory";
+    } catch (const std::exception& e) {
+      o.notes.push_back(std::string("symmetric memory could not be made, so the send/recv path was timed: ") +
+                        e.what());
+    }
+  }
   const auto enqueue_ours = [&s, &shards, ar] { reducelab::multigpu::all_reduce(s.group, shards, OpT{}, ar); };
   const auto enqueue_nccl = [&s, &nccl_ins, &base_outs, base_count, ranks] {
     REDUCELAB_NCCL_TRY(ncclGroupStart());
@@ -210,7 +231,8 @@ case_outcome run_all_reduce(session& s, const case_name& c, std::size_t bytes_as
 
   if (o.stop_untimed_if_failed()) return o;
 
-  const std::string ours_name = "reducelab::multigpu::all_reduce over " + std::to_string(ranks) + " GPU(s)";
+  const std::string ours_name =
+      "reducelab::multigpu::all_reduce over " + std::to_string(ranks) + " GPU(s), " + path_name;
   const std::string base_name = std::string("ncclAllReduce(sum, ") + value_name_v<BaseT> + ")" +
                                 (shared_input ? "" : " on the same bytes");
   const std::vector<timing::timed_work> works = {s.across_ranks(ours_name, enqueue_ours),

@@ -210,6 +210,7 @@ int run_compare(const options& o, std::ostream& out, const std::string& command_
       {"bandwidth", "algbw = bytes / time; busbw = algbw x 2(N-1)/N (nccl-tests' all-reduce convention)"}};
   results["gpus"] = ranks;
   results["piece_bytes"] = o.piece_bytes;
+  results["all_reduce_path"] = to_string(o.path);
   results["rows"] = json::array();
   for (const case_outcome& c : outcomes) results["rows"].push_back(row_json(c));
   results["goals"] = json::array();

@@ -30,7 +30,7 @@ using cli::parse_unsigned;
 using cli::text_value;
 
 struct raw_options {
-  text_value gpus, sizes, bytes, ops, parts, rounds, out, piece_bytes, clock, seed;
+  text_value gpus, sizes, bytes, ops, parts, rounds, out, piece_bytes, path, clock, seed;
 };
 
 std::string case_list() {
@@ -78,8 +78,12 @@ std::unique_ptr<CLI::App> make_app(raw_options& r) {
   add_text(*compare, "--clock", r.clock, "events|host",
            "events (default): CUDA events on GPU 0 around fork, work and join;\n"
            "host: the host clock around a call that waits for every rank");
+  add_text(*compare, "--all-reduce-path", r.path, "symmetric|send-recv",
+           "symmetric (default): one kernel per rank over NCCL symmetric memory (a symmetric_workspace);\n"
+           "send-recv: ncclSend/ncclRecv and a fold kernel");
   add_text(*compare, "--piece-bytes", r.piece_bytes, "B",
-           "all_reduce_options::piece_bytes, the pipelining granularity; 0: one piece per rank's chunk, no pipelining (default: 0)");
+           "send-recv path: all_reduce_options::piece_bytes, the pipelining granularity;\n"
+           "0: one piece per rank's chunk, no pipelining (default: 0)");
   add_text(*compare, "--seed", r.seed, "N", "seed of the inputs' hash and of the interval's bootstrap (default: 20261122)");
   add_text(*compare, "--out", r.out, "DIR", "where multigpu.json and multigpu.csv go (default: results/latest-multigpu)");
   compare->footer("Cases:\n" + cases_by_part() +
@@ -94,6 +98,7 @@ std::unique_ptr<CLI::App> make_app(raw_options& r) {
 
 const char* to_string(part p) { return p == part::scalar ? "scalar" : "all_reduce"; }
 const char* to_string(clock_choice c) { return c == clock_choice::events ? "events" : "host"; }
+const char* to_string(all_reduce_path p) { return p == all_reduce_path::symmetric ? "symmetric" : "send-recv"; }
 
 const std::vector<case_name>& known_cases() {
   static const std::vector<case_name> cases = {
@@ -213,7 +218,7 @@ options parse_command_line(int argc, const char* const* argv) {
     fail(message);
   }
   for (const text_value* v : {&r.gpus, &r.sizes, &r.bytes, &r.ops, &r.parts, &r.rounds, &r.out, &r.piece_bytes,
-                              &r.clock, &r.seed})
+                              &r.path, &r.clock, &r.seed})
     if (v->given && v->text.rfind("--", 0) == 0) fail("option " + v->option + " needs a value, not '" + v->text + "'");
   CLI::App* sub = app->get_subcommands().front();
   const std::vector<std::string> extras = sub->remaining();
@@ -259,6 +264,11 @@ options parse_command_line(int argc, const char* const* argv) {
     if (r.clock.text == "events") o.clock = clock_choice::events;
     else if (r.clock.text == "host") o.clock = clock_choice::host;
     else fail("--clock: '" + r.clock.text + "' is not one of events, host");
+  }
+  if (r.path.given) {
+    if (r.path.text == "symmetric") o.path = all_reduce_path::symmetric;
+    else if (r.path.text == "send-recv" || r.path.text == "send_recv") o.path = all_reduce_path::send_recv;
+    else fail("--all-reduce-path: '" + r.path.text + "' is not one of symmetric, send-recv");
   }
   if (r.piece_bytes.given) {
     o.piece_bytes = parse_bytes(r.piece_bytes.text);

@@ -33,6 +33,11 @@ const std::vector<case_name>& known_cases();
 enum class clock_choice { events, host };
 const char* to_string(clock_choice c);
 
+/// Which all_reduce path is timed: over NCCL symmetric memory (a symmetric_workspace passed in all_reduce_options,
+/// the default; the tool falls back to send/recv, saying why, where it cannot be made) or over ncclSend/ncclRecv.
+enum class all_reduce_path { symmetric, send_recv };
+const char* to_string(all_reduce_path p);
+
 inline constexpr std::size_t default_scalar_n = std::size_t{1} << 31;
 inline constexpr std::size_t default_all_reduce_bytes = std::size_t{256} << 20;
 inline constexpr std::size_t default_piece_bytes = 0;  // all_reduce_options' default: one piece per chunk
@@ -55,6 +60,7 @@ struct options {
   std::vector<case_name> cases = known_cases();        // after --ops and --parts
   int rounds = default_rounds;
   std::size_t piece_bytes = default_piece_bytes;
+  all_reduce_path path = all_reduce_path::symmetric;
   clock_choice clock = clock_choice::events;
   std::uint64_t seed = 20261122;
   std::string out_dir = "results/latest-multigpu";

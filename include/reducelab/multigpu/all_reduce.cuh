@@ -17,8 +17,10 @@
 #include "reducelab/core/traits.hpp"
 #include "reducelab/detail/device_properties.hpp"
 #include "reducelab/multigpu/communicator.hpp"
+#include "reducelab/multigpu/detail/chunking.cuh"
 #include "reducelab/multigpu/error.hpp"
 #include "reducelab/multigpu/local_group.cuh"
+#include "reducelab/multigpu/symmetric_all_reduce.cuh"
 #include "reducelab/reduce.cuh"
 
 #include <cuda_runtime_api.h>
@@ -31,6 +33,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace reducelab::multigpu {
@@ -44,6 +47,10 @@ struct all_reduce_options {
   /// 0.71-0.72x with 64 MiB, 0.75x with one piece; at 1 GiB: 0.66x with 64 MiB, 0.79x with one piece. One piece
   /// stages (P-1)/P of the vector for the other ranks' copies; a piece size bounds that to two pieces per other rank.
   std::size_t piece_bytes = 0;
+  /// Blocks of the fold kernel on each rank, or 0 (the default) for as many as fit on the GPU with one piece per
+  /// chunk and two per SM when pipelined. A pipelined fold shares the GPU with NCCL's kernels: fewer blocks leave
+  /// NCCL more of it while the fold hides behind the next piece's transfer.
+  int fold_blocks = 0;
   /// The per-rank entry only: exchange the ranks' lengths first (a tiny collective and a wait on the host) so that
   /// unequal lengths are refused on every rank instead of mismatching NCCL's transfers. Turn off only when the
   /// caller guarantees equal lengths.
@@ -51,6 +58,13 @@ struct all_reduce_options {
   /// How long the per-rank entry's length check waits for the other ranks before it aborts the communicator and
   /// throws nccl_error (a rank that never calls would otherwise hang every other one).
   std::chrono::milliseconds timeout{60000};
+  /// NCCL symmetric memory made for the communicator (symmetric_all_reduce.cuh): when set, the all-reduce runs as
+  /// one kernel per rank over it instead of ncclSend/ncclRecv and a fold (piece_bytes and fold_blocks then do not
+  /// apply). Null (the default): the send/receive path, which needs nothing made beforehand.
+  const symmetric_workspace* workspace = nullptr;
+  /// With a workspace: the most bytes of each chunk one round of the kernel moves, or 0 for
+  /// default_symmetric_slot_bytes (symmetric_all_reduce.cuh says why rounds are short).
+  std::size_t symmetric_slot_bytes = 0;
 };
 
 /// The most ranks an all-reduce folds (the fold kernel takes one source pointer per rank by value).
@@ -94,26 +108,32 @@ __global__ void fold_piece_in_rank_order(fold_sources<T> s, int nranks, std::siz
   }
 }
 
-/// Where chunk q and its pieces lie: chunks as even as possible (the first n % P one element longer), pieces of
-/// piece_elems from each chunk's start. Every rank computes the same cut from (n, P, piece_elems).
-struct chunking {
-  std::size_t n = 0, piece_elems = 1;
-  int nranks = 1;
-  std::size_t chunk_begin(int q) const {
-    const std::size_t base = n / nranks, extra = n % nranks;
-    return base * q + std::min<std::size_t>(q, extra);
+/// Everything all_reduce refuses on one rank, checked before anything is allocated or enqueued: the functor's
+/// contract, a communicator of another device than the current one, too many ranks, options out of range, a stream
+/// of another device, and (for n > 0) null pointers or pointers of another device. Returns the communicator's info.
+template <class T, class OpT>
+comm_info expect_all_reduce_args(const T* in, const T* out, std::size_t n, const OpT&, ncclComm_t comm,
+                                 cudaStream_t stream, const all_reduce_options& options) {
+  reducelab::detail::check_functor<T, OpT>();
+  static_assert(std::is_trivially_copyable_v<T>, "reducelab::multigpu::all_reduce: T must be trivially copyable");
+  const comm_info c = expect_comm_on_current_device(comm);
+  REDUCELAB_EXPECTS(c.size <= max_all_reduce_ranks, "reducelab::multigpu::all_reduce: " + std::to_string(c.size) +
+                                                        " ranks, more than the " +
+                                                        std::to_string(max_all_reduce_ranks) + " it folds");
+  REDUCELAB_EXPECTS(options.piece_bytes == 0 || options.piece_bytes >= sizeof(T),
+                    "reducelab::multigpu::all_reduce: piece_bytes = " + std::to_string(options.piece_bytes) +
+                        " is smaller than one element");
+  REDUCELAB_EXPECTS(options.fold_blocks >= 0, "reducelab::multigpu::all_reduce: fold_blocks = " +
+                                                  std::to_string(options.fold_blocks) + " is negative");
+  reducelab::detail::expect_stream_on_device(stream, c.device);
+  if (n > 0) {
+    REDUCELAB_EXPECTS(in != nullptr, "reducelab::multigpu::all_reduce: input pointer (in) is null");
+    REDUCELAB_EXPECTS(out != nullptr, "reducelab::multigpu::all_reduce: output pointer (out) is null");
+    reducelab::detail::expect_on_device(in, c.device, "input pointer (in)");
+    reducelab::detail::expect_on_device(out, c.device, "output pointer (out)");
   }
-  std::size_t chunk_size(int q) const { return n / nranks + (static_cast<std::size_t>(q) < n % nranks ? 1 : 0); }
-  /// Pieces per chunk (the longest chunk's count: shorter chunks have empty trailing pieces).
-  std::size_t pieces() const { return (chunk_size(0) + piece_elems - 1) / piece_elems; }
-  std::size_t piece_begin(int q, std::size_t k) const {
-    return chunk_begin(q) + std::min(chunk_size(q), k * piece_elems);
-  }
-  std::size_t piece_size(int q, std::size_t k) const {
-    const std::size_t lo = std::min(chunk_size(q), k * piece_elems);
-    return std::min(chunk_size(q), lo + piece_elems) - lo;
-  }
-};
+  return c;
+}
 
 /// One rank's share of an all-reduce, in steps, so that a thread driving several ranks can put every rank's
 /// transfers of a step inside one ncclGroupStart/End: for j in [0, steps()): before_step(j); [group] transfers(j);
@@ -124,27 +144,13 @@ class rank_all_reduce {
   rank_all_reduce(const T* in, T* out, std::size_t n, OpT op, ncclComm_t comm, cudaStream_t stream,
                   const all_reduce_options& options)
       : in_(in), out_(out), op_(op), comm_(comm), stream_(stream) {
-    reducelab::detail::check_functor<T, OpT>();
-    static_assert(std::is_trivially_copyable_v<T>, "reducelab::multigpu::all_reduce: T must be trivially copyable");
-    const comm_info c = expect_comm_on_current_device(comm);
+    const comm_info c = expect_all_reduce_args(in, out, n, op, comm, stream, options);
     rank_ = c.rank;
-    REDUCELAB_EXPECTS(c.size <= max_all_reduce_ranks, "reducelab::multigpu::all_reduce: " + std::to_string(c.size) +
-                                                          " ranks, more than the " +
-                                                          std::to_string(max_all_reduce_ranks) + " it folds");
-    REDUCELAB_EXPECTS(options.piece_bytes == 0 || options.piece_bytes >= sizeof(T),
-                      "reducelab::multigpu::all_reduce: piece_bytes = " +
-                                                            std::to_string(options.piece_bytes) +
-                                                            " is smaller than one element");
-    reducelab::detail::expect_stream_on_device(stream, c.device);
     // A piece never exceeds the longest chunk (that also keeps the staging size from overflowing).
     const std::size_t longest = std::max<std::size_t>(1, n / c.size + (n % c.size != 0 ? 1 : 0));
     const std::size_t wanted = options.piece_bytes == 0 ? longest : options.piece_bytes / sizeof(T);
     cut_ = chunking{n, std::min(wanted, longest), c.size};
     if (n == 0) return;
-    REDUCELAB_EXPECTS(in != nullptr, "reducelab::multigpu::all_reduce: input pointer (in) is null");
-    REDUCELAB_EXPECTS(out != nullptr, "reducelab::multigpu::all_reduce: output pointer (out) is null");
-    reducelab::detail::expect_on_device(in, c.device, "input pointer (in)");
-    reducelab::detail::expect_on_device(out, c.device, "output pointer (out)");
     if (c.size == 1) return;
     slot_elems_ = static_cast<std::size_t>(c.size - 1) * cut_.piece_elems;
     const std::size_t staged = std::min(cut_.pieces(), std::size_t{2}) * slot_elems_;
@@ -165,7 +171,7 @@ class rank_all_reduce {
       release();
       throw;
     }
-    fold_blocks_ = std::max(per_sm, 1) * sms;
+    fold_blocks_ = options.fold_blocks > 0 ? options.fold_blocks : std::max(per_sm, 1) * sms;
   }
 
   rank_all_reduce(const rank_all_reduce&) = delete;
@@ -267,6 +273,38 @@ class rank_all_reduce {
   std::array<cudaEvent_t, 3> folded_{};  // step j waits for the fold of j-2 while j-1's may be recorded
 };
 
+/// The symmetric path's part for `comm`, refused (usage_error) when the workspace was made for another communicator.
+inline const void* expect_workspace_part(const symmetric_workspace& ws, ncclComm_t comm, const comm_info& c) {
+#if REDUCELAB_HAS_NCCL_DEVICE_API
+  const symmetric_rank* s = ws.find(comm);
+  REDUCELAB_EXPECTS(s != nullptr, "reducelab::multigpu::all_reduce: the workspace has no window for this "
+                                  "communicator (rank " + std::to_string(c.rank) + " of " +
+                                      std::to_string(c.size) + "); make it over the same communicator(s)");
+  return s;
+#else
+  (void)ws, (void)comm, (void)c;
+  throw usage_error("reducelab::multigpu::all_reduce: a symmetric workspace needs NCCL 2.28 or newer");
+#endif
+}
+
+/// One rank's all-reduce over symmetric memory (its device current; arguments checked): nothing for n == 0, a copy
+/// for one rank, else the symmetric kernel.
+template <class T, class OpT>
+void symmetric_rank_all_reduce(const symmetric_workspace& ws, const void* part, const T* in, T* out, std::size_t n,
+                               OpT op, const comm_info& c, cudaStream_t stream, std::size_t slot_bytes) {
+  if (n == 0) return;
+  if (c.size == 1) {
+    if (in != out) CUDA_TRY(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+    return;
+  }
+#if REDUCELAB_HAS_NCCL_DEVICE_API
+  launch_symmetric_all_reduce(*static_cast<const symmetric_rank*>(part), ws.bytes(), slot_bytes, in, out, n, op,
+                              stream);
+#else
+  (void)ws, (void)part, (void)op, (void)slot_bytes;
+#endif
+}
+
 /// Refuse unequal lengths on every rank alike: all-gather the lengths and compare them on the host.
 inline void expect_equal_lengths(std::size_t n, ncclComm_t& comm, cudaStream_t stream, int nranks, int rank,
                                  std::chrono::milliseconds timeout) {
@@ -304,6 +342,15 @@ inline void expect_equal_lengths(std::size_t n, ncclComm_t& comm, cudaStream_t s
 template <class T, class OpT, class = std::enable_if_t<!std::is_pointer_v<OpT>>>
 void all_reduce(const T* in, T* out, std::size_t n, OpT op, ncclComm_t& comm, cudaStream_t stream = nullptr,
                 const all_reduce_options& options = {}) {
+  if (options.workspace != nullptr) {
+    const comm_info c = detail::expect_all_reduce_args(in, out, n, op, comm, stream, options);
+    const void* part = detail::expect_workspace_part(*options.workspace, comm, c);
+    if (options.verify_lengths && c.size > 1)
+      detail::expect_equal_lengths(n, comm, stream, c.size, c.rank, options.timeout);
+    detail::symmetric_rank_all_reduce(*options.workspace, part, in, out, n, op, c, stream,
+                                      options.symmetric_slot_bytes);
+    return;
+  }
   detail::rank_all_reduce<T, OpT> rank(in, out, n, op, comm, stream, options);
   if (options.verify_lengths) {
     const comm_info c = describe(comm);
@@ -340,6 +387,20 @@ void all_reduce(local_group& group, const std::vector<vector_shard<T>>& shards, 
                       "reducelab::multigpu::all_reduce: the ranks' vectors differ in length (rank 0 has " +
                           std::to_string(shards[0].n) + ", rank " + std::to_string(r) + " has " +
                           std::to_string(shards[r].n) + ")");
+  }
+  if (options.workspace != nullptr) {  // every rank checked before any launches
+    std::vector<std::pair<comm_info, const void*>> parts;
+    group.on_each_rank([&](int r) {
+      const vector_shard<T>& s = shards[static_cast<std::size_t>(r)];
+      const comm_info c = detail::expect_all_reduce_args(s.in, s.out, s.n, op, group.comm(r), s.stream, options);
+      parts.emplace_back(c, detail::expect_workspace_part(*options.workspace, group.comm(r), c));
+    });
+    group.on_each_rank([&](int r) {
+      const vector_shard<T>& s = shards[static_cast<std::size_t>(r)];
+      detail::symmetric_rank_all_reduce(*options.workspace, parts[r].second, s.in, s.out, s.n, op, parts[r].first,
+                                        s.stream, options.symmetric_slot_bytes);
+    });
+    return;
   }
   std::vector<std::unique_ptr<detail::rank_all_reduce<T, OpT>>> ranks;
   ranks.reserve(shards.size());
