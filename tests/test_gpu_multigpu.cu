@@ -361,8 +361,10 @@ TEST(MultiGpuSymmetric, ExactOverTwoGpusInOneRoundAndInMany) {
   tiny_slots.symmetric_slot_bytes = 1000;  // many rounds, cut to 16-byte multiples, short last round
   for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{1'000'003}}) {
     for (const auto& options : {default_slots, tiny_slots}) {
-      // The default workspace, and one of 4 KiB whose size alone forces rounds.
-      for (std::size_t bytes : {std::size_t{0}, std::size_t{4096}}) {
+      // The default workspace; one of 4 KiB whose size alone forces rounds (one block: a slot is at most 512
+      // elements); one of 64 KiB, whose rounds take several blocks and end in a short round (the blocks must own
+      // the same slot positions in it as before).
+      for (std::size_t bytes : {std::size_t{0}, std::size_t{4096}, std::size_t{65536}}) {
         expect_all_reduce_exact(per_rank_vectors(2, n, random_ints), add{}, options, false, bytes);
         expect_all_reduce_exact(per_rank_vectors(2, n, [](std::size_t m, std::uint64_t s) {
                                   return exact_test::random_maps(m, s);

@@ -281,6 +281,7 @@ int main(int argc, char** argv) {
         {"sym-s8", true, [&] { sym(sym_whole.get(), 8u << 20); }},
         {"sym-s16", true, [&] { sym(sym_whole.get(), 16u << 20); }},
         {"sym-s32", true, [&] { sym(sym_whole.get(), 32u << 20); }},
+        {"sym-s64", true, [&] { sym(sym_whole.get(), 64u << 20); }},
         {"sym-whole", true, [&] { sym(sym_whole.get(), ~std::size_t{0}); }},
         {"lib-p64-fb32", true, [&] { lib(64u << 20, 32); }},
         {"lib-p32-fb32", true, [&] { lib(32u << 20, 32); }},

@@ -50,9 +50,11 @@ namespace reducelab::multigpu {
 /// Threads per block of the symmetric all-reduce kernel.
 inline constexpr int symmetric_block_threads = 512;
 /// Bytes of one slot (the most of each chunk one round moves) unless all_reduce_options::symmetric_slot_bytes says
-/// otherwise. Rounds of a few MiB keep the slots a round writes and reads again in the L2: on two H100s (NV18) at
-/// 256 MiB per rank, 8 MiB slots took 834 us where one round of 128 MiB slots took 1167 us (phases-sym.txt).
-inline constexpr std::size_t default_symmetric_slot_bytes = std::size_t{8} << 20;
+/// otherwise. Measured on two H100s (NV18), float sum, 256 MiB per rank: slots of 1, 2, 4, 8, 16 and 32 MiB took
+/// 1569, 1314, 961, 830, 805 and 774 us, and one round of 128 MiB slots 1162 us (ncclAllReduce: 913 us); 32 MiB was
+/// also the fastest at 1 GiB per rank and within 1 % of it at 64 MiB (results/*-x2-multigpu/phases-slots.txt). Each
+/// round costs two barriers; why the single long round is slow was not looked into.
+inline constexpr std::size_t default_symmetric_slot_bytes = std::size_t{32} << 20;
 
 #if REDUCELAB_HAS_NCCL_DEVICE_API
 
@@ -258,9 +260,12 @@ __global__ void __launch_bounds__(symmetric_block_threads, 2)
   const auto slot_index = [](int from, int at) { return from < at ? from : from - 1; };
   ncclLsaBarrierSession<ncclCoopCta> barrier{ncclCoopCta(), dev, ncclTeamLsa(dev), dev.lsaBarrier, blockIdx.x};
   const std::size_t longest = cut.chunk_size(0);
+  const std::size_t per_block = (slot_elems + gridDim.x - 1) / gridDim.x;
   for (std::size_t base = 0; base < longest; base += slot_elems) {
     const std::size_t round = chunking::min_of(slot_elems, longest - base);
-    const std::size_t per_block = (round + gridDim.x - 1) / gridDim.x;
+    // A block owns the same positions of every slot in every round, the short last round included: the barriers
+    // pair only block b with block b, so a position that block b read in one round must not be written by another
+    // block in the next.
     const std::size_t lo = chunking::min_of(round, blockIdx.x * per_block);
     const std::size_t hi = chunking::min_of(round, lo + per_block);
     // Where chunk q's slice ends within this round (shorter chunks end earlier).
