@@ -14,6 +14,10 @@
 //
 //   // elementwise, any functor, every rank gets out[i] = in_0[i] op in_1[i] op ...:
 //   reducelab::multigpu::all_reduce(d_in, d_out, n, op, comm, stream);             (or over a local_group)
+//   // faster where the GPUs reach each other's memory (NVLink): NCCL symmetric memory, made once per communicator
+//   reducelab::multigpu::symmetric_workspace ws(comm);                              (or ws(group): collective)
+//   reducelab::multigpu::all_reduce_options o;  o.workspace = &ws;
+//   reducelab::multigpu::all_reduce(d_in, d_out, n, op, comm, stream, o);
 //
 //   // one process per GPU: rank 0 makes an id, the caller hands it to every rank (MPI, a file, a socket):
 //   ncclUniqueId id = reducelab::multigpu::make_unique_id();                        // on rank 0
@@ -35,6 +39,7 @@
 #include "reducelab/multigpu/detail/rank_reduction.cuh"
 #include "reducelab/multigpu/error.hpp"
 #include "reducelab/multigpu/local_group.cuh"
+#include "reducelab/multigpu/symmetric_all_reduce.cuh"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>

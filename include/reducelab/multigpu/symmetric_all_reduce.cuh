@@ -17,6 +17,11 @@
 // A block waits only for the same block on the other ranks, so the grid never synchronizes as a whole. The two
 // barriers per round also order the reuse of the slots: a rank writes a peer's slot again only after that peer has
 // passed the barrier that follows its last read of it (see the round loop).
+//
+// A rank that never calls: the per-rank all_reduce first exchanges the lengths (all_reduce_options::verify_lengths,
+// on by default) with a timeout, so a missing rank is reported before this kernel is launched. A rank lost after
+// that leaves the others' kernels waiting at a barrier: wait() then throws after its timeout, as for NCCL's own
+// kernels, but ncclCommAbort does not end this kernel (it is not NCCL's), so that process must exit to free its GPU.
 #pragma once
 
 #include "reducelab/core/error.hpp"
