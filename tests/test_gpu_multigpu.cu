@@ -306,6 +306,7 @@ TEST(MultiGpuAllReduce, ExactOverTwoGpusForEveryPieceCut) {
   SKIP_WITH_FEWER_GPUS_THAN(2);
   mg::all_reduce_options small, mid, huge;
   small.piece_bytes = 1024;        // many pipeline steps, with the last pieces short or empty on one rank
+  small.fold_blocks = 3;           // a fold of few blocks, striding over its pieces
   mid.piece_bytes = 64 * 1024;     // a few pipelined pieces of the largest n
   huge.piece_bytes = ~std::size_t{0} / 2;  // more than any chunk: one piece, the staging sized by the chunk
   for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{1'000'003}}) {
@@ -337,6 +338,22 @@ TEST(MultiGpuAllReduce, OneRankGroupCopiesAndInPlaceIsANoOp) {
                               return exact_test::random_maps(m, s);
                             }),
                             compose{}, {}, in_place);
+  }
+}
+
+TEST(MultiGpuAllReduce, NegativeFoldBlocksAreRefused) {
+  SKIP_WITH_FEWER_GPUS_THAN(2);
+  mg::local_group group({0, 1});
+  device_buffer a(0, 100 * sizeof(int)), b(1, 100 * sizeof(int));
+  std::vector<mg::vector_shard<std::int32_t>> shards = {{a.as<std::int32_t>(), a.as<std::int32_t>(), 100, nullptr},
+                                                        {b.as<std::int32_t>(), b.as<std::int32_t>(), 100, nullptr}};
+  mg::all_reduce_options options;
+  options.fold_blocks = -1;
+  try {
+    mg::all_reduce(group, shards, add{}, options);
+    FAIL() << "fold_blocks = -1 was accepted";
+  } catch (const reducelab::usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("fold_blocks = -1 is negative"), std::string::npos) << e.what();
   }
 }
 

@@ -274,7 +274,8 @@ class rank_all_reduce {
 };
 
 /// The symmetric path's part for `comm`, refused (usage_error) when the workspace was made for another communicator.
-inline const void* expect_workspace_part(const symmetric_workspace& ws, ncclComm_t comm, const comm_info& c) {
+inline const symmetric_rank* expect_workspace_part(const symmetric_workspace& ws, ncclComm_t comm,
+                                                   const comm_info& c) {
 #if REDUCELAB_HAS_NCCL_DEVICE_API
   const symmetric_rank* s = ws.find(comm);
   REDUCELAB_EXPECTS(s != nullptr, "reducelab::multigpu::all_reduce: the workspace has no window for this "
@@ -290,16 +291,15 @@ inline const void* expect_workspace_part(const symmetric_workspace& ws, ncclComm
 /// One rank's all-reduce over symmetric memory (its device current; arguments checked): nothing for n == 0, a copy
 /// for one rank, else the symmetric kernel.
 template <class T, class OpT>
-void symmetric_rank_all_reduce(const symmetric_workspace& ws, const void* part, const T* in, T* out, std::size_t n,
-                               OpT op, const comm_info& c, cudaStream_t stream, std::size_t slot_bytes) {
+void symmetric_rank_all_reduce(const symmetric_workspace& ws, const symmetric_rank* part, const T* in, T* out,
+                               std::size_t n, OpT op, const comm_info& c, cudaStream_t stream, std::size_t slot_bytes) {
   if (n == 0) return;
   if (c.size == 1) {
     if (in != out) CUDA_TRY(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
     return;
   }
 #if REDUCELAB_HAS_NCCL_DEVICE_API
-  launch_symmetric_all_reduce(*static_cast<const symmetric_rank*>(part), ws.bytes(), slot_bytes, in, out, n, op,
-                              stream);
+  launch_symmetric_all_reduce(*part, ws.bytes(), slot_bytes, in, out, n, op, stream);
 #else
   (void)ws, (void)part, (void)op, (void)slot_bytes;
 #endif
@@ -344,7 +344,7 @@ void all_reduce(const T* in, T* out, std::size_t n, OpT op, ncclComm_t& comm, cu
                 const all_reduce_options& options = {}) {
   if (options.workspace != nullptr) {
     const comm_info c = detail::expect_all_reduce_args(in, out, n, op, comm, stream, options);
-    const void* part = detail::expect_workspace_part(*options.workspace, comm, c);
+    const detail::symmetric_rank* part = detail::expect_workspace_part(*options.workspace, comm, c);
     if (options.verify_lengths && c.size > 1)
       detail::expect_equal_lengths(n, comm, stream, c.size, c.rank, options.timeout);
     detail::symmetric_rank_all_reduce(*options.workspace, part, in, out, n, op, c, stream,
@@ -389,7 +389,7 @@ void all_reduce(local_group& group, const std::vector<vector_shard<T>>& shards, 
                           std::to_string(shards[r].n) + ")");
   }
   if (options.workspace != nullptr) {  // every rank checked before any launches
-    std::vector<std::pair<comm_info, const void*>> parts;
+    std::vector<std::pair<comm_info, const detail::symmetric_rank*>> parts;
     group.on_each_rank([&](int r) {
       const vector_shard<T>& s = shards[static_cast<std::size_t>(r)];
       const comm_info c = detail::expect_all_reduce_args(s.in, s.out, s.n, op, group.comm(r), s.stream, options);

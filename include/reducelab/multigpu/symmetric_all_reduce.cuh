@@ -52,6 +52,10 @@
 
 namespace reducelab::multigpu {
 
+namespace detail {
+struct symmetric_rank;  // one rank's part of a symmetric_workspace (defined only with NCCL's device API)
+}  // namespace detail
+
 /// Threads per block of the symmetric all-reduce kernel.
 inline constexpr int symmetric_block_threads = 512;
 /// Bytes of one slot (the most of each chunk one round moves) unless all_reduce_options::symmetric_slot_bytes says
