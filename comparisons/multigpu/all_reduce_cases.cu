@@ -21,6 +21,7 @@
 
 #include <nccl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -108,12 +109,15 @@ case_outcome run_all_reduce(session& s, const case_name& c, std::size_t bytes_as
   if (bytes != bytes_asked)
     o.notes.push_back(std::to_string(bytes_asked) + " bytes asked, " + std::to_string(bytes) + " used (whole elements)");
   // The send/receive path stages at most (P-1)/P of the vector (two pieces per other rank when pipelined); the
-  // symmetric path's window is symmetric_workspace::default_bytes.
+  // symmetric path's window is symmetric_workspace::default_bytes, and it falls back to send/receive when the window
+  // cannot be made, so it needs room for either.
   const bool symmetric = s.opts.path == all_reduce_path::symmetric;
-  const std::size_t staging = ranks == 1    ? 0
-                              : symmetric   ? symmetric_workspace::default_bytes(ranks)
-                              : s.opts.piece_bytes == 0 ? bytes
-                                                        : 2 * static_cast<std::size_t>(ranks - 1) * s.opts.piece_bytes;
+  const std::size_t send_recv_staging =
+      s.opts.piece_bytes == 0 ? bytes : 2 * static_cast<std::size_t>(ranks - 1) * s.opts.piece_bytes;
+  const std::size_t staging =
+      ranks == 1 ? 0
+                 : symmetric ? std::max(symmetric_workspace::default_bytes(ranks), send_recv_staging)
+                             : send_recv_staging;
   std::vector<device_need> needs;
   for (int r = 0; r < ranks; ++r) {
     const int dev = s.ranks.device(r);

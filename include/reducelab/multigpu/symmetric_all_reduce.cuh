@@ -40,7 +40,6 @@
 #include <exception>
 #include <string>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
@@ -74,7 +73,7 @@ namespace detail {
 struct symmetric_rank {
   ncclComm_t comm = nullptr;
   int device = -1;
-  int rank = 0, size = 1;
+  int size = 1;
   void* buffer = nullptr;
   ncclWindow_t window = nullptr;
   ncclDevComm dev{};
@@ -163,7 +162,6 @@ class symmetric_workspace {
   void open(detail::symmetric_rank& s, ncclComm_t comm, const comm_info& c) {
     s.comm = comm;
     s.device = c.device;
-    s.rank = c.rank;
     s.size = c.size;
     int sms = 0;
     CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c.device));
