@@ -71,21 +71,25 @@ struct run_tile_storage {
   bool ends_with_tail;    // the tile's last item ends one
 };
 
-/// Block b reduces the runs of tile b ([b * tile, (b + 1) * tile) of n), writes the keys of those that start in it
-/// and the values of those that end in it, and (the last tile) the run count.
-template <int Threads, int Items, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
-__global__ void __launch_bounds__(Threads)
-    reduce_runs(const KeyT* __restrict__ keys, const T* __restrict__ values, long long n,
-                KeyT* __restrict__ unique_keys, T* __restrict__ values_out, NumRunsT* num_runs, OpT op,
-                EqualT equal, grid::carry_slots<long long> counts, grid::carry_slots<T> carries) {
-  using storage_t = run_tile_storage<Threads, Items, KeyT, T>;
-  // Never constructed: a value type with a default member initializer would make the union's constructor deleted.
-  __shared__ cub::Uninitialized<storage_t> raw;
-  storage_t& s = raw.Alias();
-  constexpr long long tile = storage_t::tile;
+/// Tile b of the kernel below, with (Guarded) or without the per-item checks against n: only the first and the last
+/// tile need them (the first item of the input always starts a run, the last always ends one, and the last tile may
+/// be partial). Why two copies: a block spends most of its life issuing the instructions between its loads and its
+/// stores (Nsight Compute on the H100 at 961a87b: issue slots 46 % busy, 0.73 eligible warps per scheduler; results/
+/// NVIDIA_H100_80GB_HBM3-segmented/ncu-by-key-c9cd295.txt), and the 64-bit index tests of every item were a third of
+/// them: without them in whole tiles, 2^24 int32 keys and values in runs of 256 took 24.5 M warp instructions instead
+/// of 36.2 M, and the kernel ran 6-9 % faster from runs of 2 up (results/NVIDIA_H100_80GB_HBM3-segmented/
+/// by-key-whole-tiles.txt).
+template <bool Guarded, int Threads, int Items, class KeyT, class T, class NumRunsT, class OpT, class EqualT,
+          class StorageT>
+__device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, const T* __restrict__ values,
+                                                long long n, KeyT* __restrict__ unique_keys,
+                                                T* __restrict__ values_out, NumRunsT* num_runs, OpT op, EqualT equal,
+                                                const grid::carry_slots<long long>& counts,
+                                                const grid::carry_slots<T>& carries, StorageT& s) {
+  constexpr long long tile = StorageT::tile;
   const long long b = blockIdx.x;
   const long long start = b * tile;
-  const int valid = static_cast<int>(n - start < tile ? n - start : tile);
+  const int valid = Guarded ? static_cast<int>(n - start < tile ? n - start : tile) : static_cast<int>(tile);
   const int tid = static_cast<int>(threadIdx.x);
   const int first = tid * Items;  // this thread's items are first .. first + Items - 1 of the tile
 
@@ -100,16 +104,16 @@ __global__ void __launch_bounds__(Threads)
   // that the caller's `equal` only ever sees real keys: right_edge is that key in the last tile.
   const KeyT left_edge = keys[start > 0 ? start - 1 : start];
   const KeyT right_edge = keys[start + tile < n ? start + tile : start + valid - 1];
-  if (valid == tile) {
+  if (!Guarded || valid == tile) {
     cub::LoadDirectWarpStriped(tid, keys + start, k);
     cub::LoadDirectWarpStriped(tid, values + start, v);
   } else {
     cub::LoadDirectWarpStriped(tid, keys + start, k, valid, right_edge);
     cub::LoadDirectWarpStriped(tid, values + start, v, valid);
   }
-  typename storage_t::key_exchange(s.work.key_exchange).WarpStripedToBlocked(k, k);
+  typename StorageT::key_exchange(s.work.key_exchange).WarpStripedToBlocked(k, k);
   __syncthreads();  // the two exchanges share the storage
-  typename storage_t::value_exchange(s.work.value_exchange).WarpStripedToBlocked(v, v);
+  typename StorageT::value_exchange(s.work.value_exchange).WarpStripedToBlocked(v, v);
   s.first_key[tid] = k[0];
   s.last_key[tid] = k[Items - 1];
   __syncthreads();
@@ -126,19 +130,28 @@ __global__ void __launch_bounds__(Threads)
     else if (start + tile < n) right = right_edge;
 #pragma unroll
     for (int j = 0; j < Items; ++j) {
-      const long long i = start + first + j;
       const KeyT& prev = j == 0 ? left : k[j - 1];
       const KeyT& next = j + 1 < Items ? k[j + 1] : right;
-      head[j] = i < n && (i == 0 || !equal(prev, k[j]));
-      tail[j] = i < n && (i == n - 1 || !equal(k[j], next));
+      if constexpr (Guarded) {
+        const long long i = start + first + j;
+        head[j] = i < n && (i == 0 || !equal(prev, k[j]));
+        tail[j] = i < n && (i == n - 1 || !equal(k[j], next));
+      } else {
+        head[j] = !equal(prev, k[j]);
+        tail[j] = !equal(k[j], next);
+      }
     }
   }
   if (tid == 0) s.starts_with_head = head[0];
-  if (first <= valid - 1 && valid - 1 < first + Items) {
+  if constexpr (Guarded) {
+    if (first <= valid - 1 && valid - 1 < first + Items) {
 #pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      if (first + j == valid - 1) s.ends_with_tail = tail[j];
+      for (int j = 0; j < Items; ++j) {
+        if (first + j == valid - 1) s.ends_with_tail = tail[j];
+      }
     }
+  } else {
+    if (tid == Threads - 1) s.ends_with_tail = tail[Items - 1];
   }
 
   // This thread's stretch (the run pieces of its items) and its head count, scanned over the block.
@@ -146,12 +159,12 @@ __global__ void __launch_bounds__(Threads)
   int heads = 0;
 #pragma unroll
   for (int j = 0; j < Items; ++j) {
-    if (first + j < valid) mine = then(mine, flagged<T>{v[j], head[j]}, op);
+    if (!Guarded || first + j < valid) mine = then(mine, flagged<T>{v[j], head[j]}, op);
     heads += head[j] ? 1 : 0;
   }
   int heads_before = 0, tile_heads = 0;
   __syncthreads();  // the loads' storage is free; starts_with_head and ends_with_tail are written
-  typename storage_t::count_scan(s.work.count_scan).ExclusiveSum(heads, heads_before, tile_heads);
+  typename StorageT::count_scan(s.work.count_scan).ExclusiveSum(heads, heads_before, tile_heads);
   __syncthreads();
   flagged<T> exclusive, total;
   block::exclusive_scan<Threads>(mine, identity_of<OpT, T>(), op, s.work.value_scan, exclusive, total);
@@ -189,28 +202,52 @@ __global__ void __launch_bounds__(Threads)
   }
 
   // Stage the outputs in run order: keys at heads (slot = heads before, in the tile), values at tails (slot = runs
-  // touching the tile before it).
+  // touching the tile before it: the tile's heads so far, one more when its first run began in an earlier tile).
   const long long tail_base = runs_before - (starts_with_head ? 0 : 1);  // the run of the tile's first tail
+  const int tail_slot_offset = starts_with_head ? -1 : 0;
   flagged<T> running = exclusive;
   int heads_so_far = heads_before;
 #pragma unroll
   for (int j = 0; j < Items; ++j) {
-    if (first + j >= valid) break;
+    if constexpr (Guarded) {
+      if (first + j >= valid) break;
+    }
     running = then(running, flagged<T>{v[j], head[j]}, op);
     if (head[j]) {
       s.work.out.keys[heads_so_far] = k[j];
       ++heads_so_far;
     }
     if (tail[j]) {
-      const long long run = runs_before + heads_so_far - 1;
-      s.work.out.values[run - tail_base] = running.closed ? running.value : op(carry_in, running.value);
+      s.work.out.values[heads_so_far + tail_slot_offset] = running.closed ? running.value : op(carry_in, running.value);
     }
   }
   __syncthreads();
   const int tile_tails = tile_heads + (starts_with_head ? 0 : 1) - (ends_with_tail ? 0 : 1);
   for (int i = tid; i < tile_heads; i += Threads) unique_keys[runs_before + i] = s.work.out.keys[i];
   for (int i = tid; i < tile_tails; i += Threads) values_out[tail_base + i] = s.work.out.values[i];
-  if (tid == 0 && start + valid == n) *num_runs = static_cast<NumRunsT>(runs_before + tile_heads);
+  if (Guarded && tid == 0 && start + valid == n) *num_runs = static_cast<NumRunsT>(runs_before + tile_heads);
+}
+
+/// Block b reduces the runs of tile b ([b * tile, (b + 1) * tile) of n), writes the keys of those that start in it
+/// and the values of those that end in it, and (the last tile) the run count.
+template <int Threads, int Items, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
+__global__ void __launch_bounds__(Threads)
+    reduce_runs(const KeyT* __restrict__ keys, const T* __restrict__ values, long long n,
+                KeyT* __restrict__ unique_keys, T* __restrict__ values_out, NumRunsT* num_runs, OpT op,
+                EqualT equal, grid::carry_slots<long long> counts, grid::carry_slots<T> carries) {
+  using storage_t = run_tile_storage<Threads, Items, KeyT, T>;
+  // Never constructed: a value type with a default member initializer would make the union's constructor deleted.
+  __shared__ cub::Uninitialized<storage_t> raw;
+  storage_t& s = raw.Alias();
+  constexpr long long tile = storage_t::tile;
+  const long long start = static_cast<long long>(blockIdx.x) * tile;
+  if (blockIdx.x > 0 && start + tile < n) {  // a whole tile with input on both sides
+    reduce_run_tile<false, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts,
+                                           carries, s);
+  } else {
+    reduce_run_tile<true, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts,
+                                          carries, s);
+  }
 }
 
 }  // namespace reducelab::segmented::kernels
