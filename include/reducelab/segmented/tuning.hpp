@@ -157,14 +157,15 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
 // 120 for double; still 5 blocks per SM) and made it 4-8 % faster for int32 and 0-6 % for double at every run length
 // (results/NVIDIA_H100_80GB_HBM3-segmented/by-key-edge-keys.txt).
 inline constexpr int by_key_threads = 128;
-// The resident blocks the kernel's registers must allow (its __launch_bounds__ minimum), as warps per SM: 20 for pairs
-// of up to 8 bytes (5 blocks of 128 threads, as ptxas had given them at 87-95 registers), 16 for wider pairs (4
-// blocks; 120 registers for int32 keys and doubles). Since the whole tiles lost their index tests (stop 35) ptxas
-// would otherwise take more (plus/float 106 registers, one block fewer per SM).
+// The resident blocks the kernel's registers must allow (its __launch_bounds__ minimum). Pairs wider than 8 bytes: 16
+// warps per SM (4 blocks of 128 threads; 120 registers for int32 keys and doubles before stop 35, when the whole tiles
+// lost their index tests and ptxas took plus/double to 138, one block fewer). Up to 8 bytes, no minimum: capped at 20
+// warps (5 blocks, 96 registers) ptxas spilled 92-100 bytes, and int32 values run at 96 uncapped (plus/float at 121,
+// 4 blocks: in the H100 compare 7 % faster than before at runs of 8 and 256, 4 % slower at runs of 1).
 template <class KeyT, class T>
 constexpr int by_key_min_blocks(int threads) {
-  const int warps = sizeof(KeyT) + sizeof(T) <= 8 ? 20 : 16;
-  const int blocks = warps * 32 / threads;
+  if (sizeof(KeyT) + sizeof(T) <= 8) return 1;
+  const int blocks = 16 * 32 / threads;
   return blocks >= 1 ? blocks : 1;
 }
 inline constexpr std::size_t by_key_tile_bytes = 36 * 1024;

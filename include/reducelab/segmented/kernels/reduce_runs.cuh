@@ -229,18 +229,6 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
   if (Guarded && tid == 0 && start + valid == n) *num_runs = static_cast<NumRunsT>(runs_before + tile_heads);
 }
 
-/// The first and the last tile: out of line, so that the registers their checks need do not count against the
-/// whole tiles' (inlined, both copies took plus/double's kernel from 120 registers to 138, one resident block fewer).
-template <int Threads, int Items, class KeyT, class T, class NumRunsT, class OpT, class EqualT, class StorageT>
-__device__ __noinline__ void reduce_edge_tile(const KeyT* __restrict__ keys, const T* __restrict__ values,
-                                              long long n, KeyT* __restrict__ unique_keys,
-                                              T* __restrict__ values_out, NumRunsT* num_runs, OpT op, EqualT equal,
-                                              const grid::carry_slots<long long>& counts,
-                                              const grid::carry_slots<T>& carries, StorageT& s) {
-  reduce_run_tile<true, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts, carries,
-                                        s);
-}
-
 /// Block b reduces the runs of tile b ([b * tile, (b + 1) * tile) of n), writes the keys of those that start in it
 /// and the values of those that end in it, and (the last tile) the run count.
 template <int Threads, int Items, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
@@ -258,7 +246,8 @@ __global__ void __launch_bounds__(Threads, tuning::by_key_min_blocks<KeyT, T>(Th
     reduce_run_tile<false, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts,
                                            carries, s);
   } else {
-    reduce_edge_tile<Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts, carries, s);
+    reduce_run_tile<true, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts,
+                                          carries, s);
   }
 }
 
