@@ -224,25 +224,8 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
   }
   __syncthreads();
   const int tile_tails = tile_heads + (starts_with_head ? 0 : 1) - (ends_with_tail ? 0 : 1);
-  if (tile_heads > Threads * Items / 4) {
-    // Many runs (short ones): every slot of the copy read from shared memory before any is stored, in the registers
-    // the items no longer need, so the stores do not each wait on their own shared-memory load.
-#pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      const int i = tid + j * Threads;
-      if (i < tile_heads) k[j] = s.work.out.keys[i];
-      if (i < tile_tails) v[j] = s.work.out.values[i];
-    }
-#pragma unroll
-    for (int j = 0; j < Items; ++j) {
-      const int i = tid + j * Threads;
-      if (i < tile_heads) unique_keys[runs_before + i] = k[j];
-      if (i < tile_tails) values_out[tail_base + i] = v[j];
-    }
-  } else {
-    for (int i = tid; i < tile_heads; i += Threads) unique_keys[runs_before + i] = s.work.out.keys[i];
-    for (int i = tid; i < tile_tails; i += Threads) values_out[tail_base + i] = s.work.out.values[i];
-  }
+  for (int i = tid; i < tile_heads; i += Threads) unique_keys[runs_before + i] = s.work.out.keys[i];
+  for (int i = tid; i < tile_tails; i += Threads) values_out[tail_base + i] = s.work.out.values[i];
   if (Guarded && tid == 0 && start + valid == n) *num_runs = static_cast<NumRunsT>(runs_before + tile_heads);
 }
 
