@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -603,6 +604,58 @@ TEST(LibraryReduceByKey, CallersEqualityDecidesTheRunsAndEachRunKeepsItsFirstKey
   CUDA_TRY(cudaMemcpy(got_keys.data(), raw(d_unique), got_keys.size() * sizeof(int), cudaMemcpyDeviceToHost));
   CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
   EXPECT_EQ(got_keys, want_keys);
+  EXPECT_EQ(got, want);
+}
+
+TEST(LibraryReduceByKey, NaNKeysNeverEqualThemselvesInAnyTile) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // Float keys under the default equality: a NaN equals nothing, itself included, so every NaN is a run of its own,
+  // consecutive NaNs too. Whole tiles (no index tests) and the first and the last, partial tile (with them) must agree:
+  // several tiles, NaNs on tile edges, the input starting and ending with a NaN.
+  constexpr long long tile = reducelab::segmented::tuning::by_key_threads *
+                             reducelab::segmented::tuning::by_key_items<float, std::int32_t>;
+  const std::size_t n = static_cast<std::size_t>(5 * tile + 777);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::mt19937 rng(99);
+  std::vector<float> keys;
+  while (keys.size() < n) {
+    const bool is_nan = rng() % 4 == 0;
+    const std::size_t len = std::min<std::size_t>(1 + rng() % 6, n - keys.size());
+    const float k = is_nan ? nan : static_cast<float>(keys.size() % 1000);
+    for (std::size_t j = 0; j < len; ++j) keys.push_back(k);
+  }
+  keys.front() = nan;
+  keys.back() = nan;
+  for (long long edge = tile; edge < static_cast<long long>(n); edge += tile) {
+    keys[static_cast<std::size_t>(edge) - 1] = nan;
+    keys[static_cast<std::size_t>(edge)] = nan;
+  }
+  const std::vector<std::int32_t> values = random_values<std::int32_t>(n, 100);
+  std::vector<std::uint32_t> want_key_bits;
+  std::vector<std::int32_t> want;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == 0 || !(keys[i] == keys[i - 1])) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &keys[i], sizeof bits);
+      want_key_bits.push_back(bits);
+      want.push_back(0);
+    }
+    want.back() = static_cast<std::int32_t>(static_cast<std::uint32_t>(want.back()) +
+                                            static_cast<std::uint32_t>(values[i]));
+  }
+  const thrust::device_vector<float> d_keys(keys.begin(), keys.end());
+  const thrust::device_vector<std::int32_t> d_values(values.begin(), values.end());
+  thrust::device_vector<float> d_unique(n);
+  thrust::device_vector<std::int32_t> d_out(n);
+  thrust::device_vector<long long> d_runs(1, -1);
+  reducelab::reduce_by_key(raw(d_keys), raw(d_values), n, raw(d_unique), raw(d_out), raw(d_runs), add{});
+  CUDA_TRY(cudaDeviceSynchronize());
+  ASSERT_EQ(static_cast<std::size_t>(d_runs[0]), want.size());
+  std::vector<std::uint32_t> got_key_bits(want.size());
+  std::vector<std::int32_t> got(want.size());
+  CUDA_TRY(cudaMemcpy(got_key_bits.data(), raw(d_unique), got_key_bits.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got_key_bits, want_key_bits);
   EXPECT_EQ(got, want);
 }
 
