@@ -157,14 +157,17 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
 // 120 for double; still 5 blocks per SM) and made it 4-8 % faster for int32 and 0-6 % for double at every run length
 // (results/NVIDIA_H100_80GB_HBM3-segmented/by-key-edge-keys.txt).
 inline constexpr int by_key_threads = 128;
-// The resident blocks the kernel's registers must allow (its __launch_bounds__ minimum). Pairs wider than 8 bytes: 16
-// warps per SM (4 blocks of 128 threads; 120 registers for int32 keys and doubles before stop 35, when the whole tiles
-// lost their index tests and ptxas took plus/double to 138, one block fewer). Up to 8 bytes, no minimum: capped at 20
-// warps (5 blocks, 96 registers) ptxas spilled 92-100 bytes, and int32 values run at 96 uncapped (plus/float at 121,
-// 4 blocks: in the H100 compare 7 % faster than before at runs of 8 and 256, 4 % slower at runs of 1).
+// The resident blocks the kernel's registers must allow (its __launch_bounds__ minimum; 0: none, as
+// __launch_bounds__(threads) alone). Pairs wider than 8 bytes: 16 warps per SM (4 blocks of 128 threads; 120
+// registers for int32 keys and doubles before stop 35, when the whole tiles lost their index tests and ptxas took
+// plus/double to 138, one block fewer). Up to 8 bytes, none: capped at 20 warps (5 blocks, 96 registers) ptxas spilled
+// 92-100 bytes, and an explicit minimum of 1 is not the same as none (maximum/float went from 96 registers, 5 blocks,
+// to 126, 4 blocks, and from 1.28x to 1.23x CUB at runs of 8 in the H100 compares at 3644207 and 0a0f4a2). int32
+// values run at 96 registers, plus/float at 121 (4 blocks). scripts/check_kernel_resources.py (CTest
+// resources.by_key_kernels) fails a build whose by-key kernels keep fewer than 4 blocks or spill more than 16 bytes.
 template <class KeyT, class T>
 constexpr int by_key_min_blocks(int threads) {
-  if (sizeof(KeyT) + sizeof(T) <= 8) return 1;
+  if (sizeof(KeyT) + sizeof(T) <= 8) return 0;
   const int blocks = 16 * 32 / threads;
   return blocks >= 1 ? blocks : 1;
 }
