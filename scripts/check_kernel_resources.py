@@ -13,12 +13,13 @@ a harness's or a ladder variant's and is not checked), from `cuobjdump --dump-re
   - registers that let at least MIN_BLOCKS blocks of by_key_threads threads reside on an SM of 64 K registers
     (allocated per warp in units of 256, i.e. per thread in multiples of 8);
   - a stack frame (where ptxas spills) of at most MAX_STACK bytes.
-MIN_BLOCKS is 4: what the kernel's __launch_bounds__ asks of pairs wider than 8 bytes (tuning::by_key_min_blocks),
-and what every instantiation met when the committed compares were taken (96-128 registers). MAX_STACK is 16: ptxas
+MIN_BLOCKS is by_key_min_warps x 32 / by_key_threads (tuning.hpp; 4): what the kernel's __launch_bounds__ asks of
+pairs wider than 8 bytes (tuning::by_key_min_blocks), and what every instantiation met when the committed compares
+were taken (96-128 registers). MAX_STACK is 16: ptxas
 spills 4 bytes of maximum/float (an 8-byte frame, as before stop 35); larger frames were the sign of a squeezed kernel
 (argmax spilled 64 bytes under a 128-register cap at stop 35).
 
-  python3 scripts/check_kernel_resources.py build/reducelab [--min-blocks 4] [--max-stack 16] [--list]
+  python3 scripts/check_kernel_resources.py build/reducelab [--min-blocks N] [--max-stack 16] [--list]
   python3 scripts/check_kernel_resources.py --self-test    (the parsing and the arithmetic; no cuobjdump needed)
 
 Exits 1 naming each kernel that fails, 2 if no kernel was checked, 77 (a CTest skip) without cuobjdump.
@@ -43,11 +44,11 @@ USAGE = re.compile(r"REG:(\d+)\s+STACK:(\d+)")
 BY_KEY = re.compile(r"reducelab9segmented7kernels11reduce_runsILi(\d+)ELi(\d+)E")
 
 
-def by_key_threads(header=TUNING_HEADER):
+def tuning_value(name, header=TUNING_HEADER):
     with open(header) as f:
-        m = re.search(r"inline constexpr int by_key_threads = (\d+);", f.read())
+        m = re.search(r"inline constexpr int " + name + r" = (\d+);", f.read())
     if not m:
-        raise SystemExit(f"check_kernel_resources: by_key_threads not found in {header}")
+        raise SystemExit(f"check_kernel_resources: {name} not found in {header}")
     return int(m.group(1))
 
 
@@ -108,7 +109,7 @@ Fatbin elf code:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary", nargs="?")
-    parser.add_argument("--min-blocks", type=int, default=4)
+    parser.add_argument("--min-blocks", type=int, help="default: by_key_min_warps x 32 / by_key_threads (tuning.hpp)")
     parser.add_argument("--max-stack", type=int, default=16)
     parser.add_argument("--list", action="store_true", help="print every checked kernel")
     parser.add_argument("--self-test", action="store_true")
@@ -124,7 +125,9 @@ def main():
         return 77
     text = subprocess.run([cuobjdump, "--dump-resource-usage", args.binary], capture_output=True, text=True,
                           check=True).stdout
-    threads = by_key_threads()
+    threads = tuning_value("by_key_threads")
+    if args.min_blocks is None:
+        args.min_blocks = max(1, tuning_value("by_key_min_warps") * 32 // threads)
     rows = list(verdicts(text, threads, args.min_blocks, args.max_stack))
     names = demangle([r[0] for r in rows])
     failed = 0

@@ -165,10 +165,11 @@ inline constexpr int by_key_threads = 128;
 // to 126, 4 blocks, and from 1.28x to 1.23x CUB at runs of 8 in the H100 compares at 3644207 and 0a0f4a2). int32
 // values run at 96 registers, plus/float at 121 (4 blocks). scripts/check_kernel_resources.py (CTest
 // resources.by_key_kernels) fails a build whose by-key kernels keep fewer than 4 blocks or spill more than 16 bytes.
+inline constexpr int by_key_min_warps = 16;
 template <class KeyT, class T>
 constexpr int by_key_min_blocks(int threads) {
   if (sizeof(KeyT) + sizeof(T) <= 8) return 0;
-  const int blocks = 16 * 32 / threads;
+  const int blocks = by_key_min_warps * 32 / threads;
   return blocks >= 1 ? blocks : 1;
 }
 inline constexpr std::size_t by_key_tile_bytes = 36 * 1024;
