@@ -2,7 +2,8 @@
 // host fold of every segment, for int32 sums (exact), a non-commutative exact functor (composition of affine maps) and
 // double sums (within an order-free error bound), on the layouts that stress a segmented reduction: uniform lengths from
 // 1 to 2^16, one giant segment among a million tiny ones, 90 % empty segments, lengths 0..3, separate begin/end arrays
-// with gaps, overlaps and empty segments; reduce_by_key with runs of one and of random lengths; empty inputs; refusals.
+// with gaps, overlaps and empty segments, and the stream walk of long segments under a policy that picks it everywhere;
+// reduce_by_key with runs of one and of random lengths; empty inputs; refusals.
 #include "exact_test_functors.hpp"
 #include "gpu_test.hpp"
 #include "reducelab/segmented_reduce.cuh"
@@ -385,11 +386,20 @@ struct tile_walk_policy : reducelab::segmented::tuning::default_policy<sizeof(T)
   static constexpr int pieces_min_average = 1 << 30;
 };
 
-/// The main kernel under tile_walk_policy over one offsets array, launched as detail/dispatch.cuh does.
-template <class T, class OpT>
-std::vector<T> tile_walk_segments(const std::vector<T>& in, const layout& l, OpT op) {
+/// The default policy, but every stretch of at most agent::max_stream_pieces pieces is read as one stream
+/// (agent/stream_pieces.cuh) whatever its average length, where the functor and type allow: many piece ends per batch,
+/// empty pieces, and piece ends inside the unaligned head and the tail, which the default policy's stretches of long
+/// segments meet rarely.
+template <class T>
+struct stream_walk_policy : reducelab::segmented::tuning::default_policy<sizeof(T)> {
+  static constexpr long long stream_min_average = 0;
+};
+
+/// The main kernel under PolicyT over one offsets array, launched as detail/dispatch.cuh does.
+template <template <class> class PolicyT, class T, class OpT>
+std::vector<T> segments_under(const std::vector<T>& in, const layout& l, OpT op) {
   namespace seg = reducelab::segmented;
-  using policy = tile_walk_policy<T>;
+  using policy = PolicyT<T>;
   const thrust::device_vector<T> d_in(in.begin(), in.end());
   std::vector<long long> offsets(l.begins.begin(), l.begins.end());
   offsets.push_back(l.ends.back());
@@ -428,10 +438,51 @@ TEST(LibrarySegmentedReduce, TileWalkUnderAPolicyThatPicksIt) {
   for (const layout& l : layouts) {
     SCOPED_TRACE(l.name);
     const std::vector<std::int32_t> ints = random_values<std::int32_t>(l.n, 63);
-    expect_exact(tile_walk_segments(ints, l, add{}), ints, l, add{}, "tile walk, int32 +");
+    expect_exact(segments_under<tile_walk_policy>(ints, l, add{}), ints, l, add{}, "tile walk, int32 +");
     const std::vector<affine_u32> maps = random_values<affine_u32>(l.n, 64);
-    expect_exact(tile_walk_segments(maps, l, compose{}), maps, l, compose{}, "tile walk, affine");
+    expect_exact(segments_under<tile_walk_policy>(maps, l, compose{}), maps, l, compose{}, "tile walk, affine");
   }
+}
+
+// The stream walk on every stretch of at most 128 pieces: lengths that put several piece ends in one warp's batch
+// (0..100, half of them empty), lengths on either side of a warp's batch of 16-byte vectors (4 x 32 x 16 bytes: 2048
+// int32, 1024 doubles), and starts 1 to 3 values past 16-byte alignment, so that the head and the tail hold piece
+// ends. Affine maps are not commutative: the same layouts check that they keep the pieces walk.
+TEST(LibrarySegmentedReduce, StreamWalkUnderAPolicyThatPicksItEverywhere) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  std::vector<long long> half_empty = random_lengths(60'000, 0, 100, 71);
+  for (std::size_t i = 0; i < half_empty.size(); i += 2) half_empty[i] = 0;
+  const std::vector<layout> layouts{consecutive(random_lengths(40'000, 0, 100, 72), "stream, lengths 0..100", 1),
+                                    consecutive(half_empty, "stream, half empty", 2),
+                                    consecutive(uniform(1100, 2047), "stream, length 2047", 3),
+                                    consecutive(uniform(1100, 2049), "stream, length 2049", 1),
+                                    consecutive(uniform(2100, 1023), "stream, length 1023", 2),
+                                    consecutive(uniform(2100, 1025), "stream, length 1025", 3),
+                                    consecutive(random_lengths(3000, 0, 3000, 73), "stream, lengths 0..3000", 1),
+                                    consecutive({5, 1LL << 21, 0, 7}, "stream, one long segment", 3)};
+  for (const layout& l : layouts) {
+    SCOPED_TRACE(l.name);
+    const std::vector<std::int32_t> ints = random_values<std::int32_t>(l.n, 74);
+    expect_exact(segments_under<stream_walk_policy>(ints, l, add{}), ints, l, add{}, "stream walk, int32 +");
+    const std::vector<double> doubles = random_values<double>(l.n, 75);
+    expect_within_bound(segments_under<stream_walk_policy>(doubles, l, add{}), doubles, l, "stream walk, double +");
+    const std::vector<affine_u32> maps = random_values<affine_u32>(l.n, 76);
+    expect_exact(segments_under<stream_walk_policy>(maps, l, compose{}), maps, l, compose{}, "pieces walk, affine");
+  }
+}
+
+// The default policy streams stretches that average 512 elements per segment or more (segmented/tuning.hpp): lengths
+// from there up, from an unaligned start, through the public entry.
+TEST(LibrarySegmentedReduce, LongSegmentsFromAnUnalignedStartTakeTheStreamWalk) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  for (long long len : {512LL, 1000LL, 3001LL, 20'000LL}) {
+    const std::size_t count = static_cast<std::size_t>((std::size_t{1} << 21) / len + 3);
+    expect_layout(consecutive(uniform(count, len), "uniform length " + std::to_string(len) + " from 3", 3), true,
+                  static_cast<std::uint64_t>(200 + len));
+  }
+  std::vector<long long> mixed = random_lengths(4000, 0, 1500, 81);
+  for (std::size_t i = 0; i < mixed.size(); i += 7) mixed[i] = 0;
+  expect_layout(consecutive(mixed, "lengths 0..1500, every 7th empty, from 1", 1), true, 82);
 }
 
 // ---------------------------------------------------------------------------------------------------------

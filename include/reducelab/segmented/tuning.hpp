@@ -67,6 +67,19 @@
 //                      0.95x / 0.98x at 4 (H100 / H200), so 3 may be the better line. Wider values keep 4, unmeasured.
 //                      Up to length 8 a thread-per-segment kernel (a thread for each segment: right for uniform lengths
 //                      only) is still 1.2-1.3x faster (int32: 112.0 µs at length 1, 34.3 at 8)
+//   stream_min_average  a block whose stretch averages at least this many elements per segment, and holds at most
+//                      agent::max_stream_pieces (128) pieces, reads it as one stream (agent/stream_pieces.cuh: equal
+//                      shares of 16-byte vectors per warp, pieces closed where they end) instead of piece by piece,
+//                      when the layout is one array, the functor commutative and the type read in 16-byte vectors.
+//                      Same run on the H100 at 5edb052 + the stream walk, two passes (results/NVIDIA_H100_80GB_HBM3-
+//                      segmented/stream-pieces.txt), against the pieces walk: 512 against 128, 256 and 1024. int32:
+//                      1.10-1.12x at 1000 (31.2-31.3 against 34.8-35.2 us), 1.11-1.12x at 2^16 (30.0-30.3 against
+//                      33.6), 1.03x at 2^20, within 1 % at 256, 400, 2048, 4096 and the giant and mixed layouts. double:
+//                      1.06x at 1000, 1.07x at 2048, 1.02-1.04x at 4096 and 2^16, within 1 % elsewhere. 128 was 1.03-
+//                      1.05x slower at 256 (int32 and double); 1024 missed length 1000
+//   stream_loads_in_flight  16-byte loads per lane of the stream walk before it folds any: 4. int32 with 6 was the
+//                      same within 1 %, with 8 the kernel spilled 44 bytes and was 3-10 % slower than the pieces walk;
+//                      double with 2 was 1.03-1.13x slower than with 4 (stream-pieces.txt, first call)
 //
 // Tried and left out (same harness, H100): loading the pieces walk's next round of bounds while this round's values are
 // in flight (as the short walk does): 88 bytes of spills, and 3-17 % slower from length 8 up; staging the stretch's
@@ -106,6 +119,8 @@ struct policy {
   static constexpr int pieces_short_average = 0;
   static constexpr int pieces_short_batch = 4;
   static constexpr int pieces_short_unroll = 1;
+  static constexpr long long stream_min_average = 512;
+  static constexpr int stream_loads_in_flight = 4;
 };
 
 /// Items per thread by value size: a tile stages tile_steps values plus tile_steps + 1 eight-byte segment ends, so

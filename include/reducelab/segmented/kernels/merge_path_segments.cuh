@@ -2,9 +2,9 @@
 //
 //   merge_path_segments  the main pass: a fixed grid of blocks splits the path of E elements and S segment ends
 //                        (segmented/merge_path.cuh) into equal stretches; each block finds its two ends with a warp
-//                        search over the offsets, walks its stretch (in tiles, agent/merge_path_block.cuh, or segment
-//                        by segment when they are long, agent/segment_pieces.cuh), writes the segments
-//                        that end inside it, and publishes its carry-out (what it holds of the segment in progress at
+//                        search over the offsets, walks its stretch (in tiles, agent/merge_path_block.cuh; segment
+//                        by segment when they are long, agent/segment_pieces.cuh; or as one stream when they are
+//                        longer still, agent/stream_pieces.cuh), writes the segments that end inside it, and publishes its carry-out (what it holds of the segment in progress at
 //                        its end); a block that ends a segment begun in an earlier block looks back over the earlier
 //                        blocks' carries (segmented/grid/segment_carries.cuh), so one launch finishes every segment.
 //   write_count          reduce_by_key with n == 0: the run count alone.
@@ -13,6 +13,7 @@
 #include "reducelab/core/traits.hpp"
 #include "reducelab/segmented/agent/merge_path_block.cuh"
 #include "reducelab/segmented/agent/segment_pieces.cuh"
+#include "reducelab/segmented/agent/stream_pieces.cuh"
 #include "reducelab/segmented/grid/segment_carries.cuh"
 #include "reducelab/segmented/merge_path.cuh"
 #include "reducelab/segmented/warp/warp_merge_path.cuh"
@@ -53,11 +54,19 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
   }
   __syncthreads();
   const path_coord from = stretch[0], to = stretch[1];
-  // Long segments on average: segment by segment; short ones: merge-path tiles (agent/segment_pieces.cuh says why).
   const long long average = (to.element - from.element) / (to.segment - from.segment + 1);
-  const T carry = average >= PolicyT::pieces_min_average
-                      ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
-                      : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
+  // Long segments on average: as one stream when the functor and layout allow, else segment by segment; short ones:
+  // merge-path tiles (agent/segment_pieces.cuh and agent/stream_pieces.cuh say why).
+  const auto walk = [&]() -> T {
+    if constexpr (agent::streamable<Map, T, OpT>) {
+      if (average >= PolicyT::stream_min_average && to.segment - from.segment < agent::max_stream_pieces)
+        return agent::stream_pieces<PolicyT, Map>(in, src, from, to, out, op, storage);
+    }
+    if (average >= PolicyT::pieces_min_average)
+      return agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage);
+    return agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
+  };
+  const T carry = walk();
   __syncthreads();  // this block's outputs are written (the look-back reads one of them back)
   const long long first_start = from.segment < src.num_segments
                                     ? static_cast<long long>(src.offsets[from.segment]) - src.origin
