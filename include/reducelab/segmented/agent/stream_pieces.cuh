@@ -25,6 +25,8 @@
 #include "reducelab/segmented/merge_path.cuh"
 #include "reducelab/segmented/warp/group_reduce.cuh"
 
+#include <cuda/std/type_traits>
+
 #include <cstdint>
 #include <cstring>
 
@@ -42,9 +44,14 @@ struct stream_storage {
 };
 
 /// Whether the kernel may stream this launch's stretches: the one-array layout (a stretch is one run of memory), a
-/// functor whose partials may be joined in any order, and a type read in 16-byte vectors.
+/// functor whose partials may be joined in any order, and a number type read in 16-byte vectors. Why numbers only:
+/// with argmax's (float, index) pairs inlined beside the other walks, ptxas spilled 8 bytes in the main kernel where it
+/// had spilled none, and segments of length 1, which never stream, took 7 % longer (H100 compares at 2^24 and 2^26,
+/// 505a26c against 370a0a9); out of line (__noinline__) the walk cost every length 3-10 % (results/NVIDIA_H100_80GB_
+/// HBM3-segmented/stream-pieces.txt).
 template <element_map Map, class T, class OpT>
-inline constexpr bool streamable = Map == element_map::contiguous && is_commutative_v<OpT> && vector_fold<T>;
+inline constexpr bool streamable =
+    Map == element_map::contiguous && is_commutative_v<OpT> && vector_fold<T> && ::cuda::std::is_arithmetic_v<T>;
 
 /// One warp's position in the stretch: the piece its next element belongs to, where the next piece starts, and each
 /// lane's share of the piece so far.

@@ -55,18 +55,21 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
   __syncthreads();
   const path_coord from = stretch[0], to = stretch[1];
   const long long average = (to.element - from.element) / (to.segment - from.segment + 1);
-  // Long segments on average: as one stream when the functor and layout allow, else segment by segment; short ones:
-  // merge-path tiles (agent/segment_pieces.cuh and agent/stream_pieces.cuh say why).
-  const auto walk = [&]() -> T {
-    if constexpr (agent::streamable<Map, T, OpT>) {
-      if (average >= PolicyT::stream_min_average && to.segment - from.segment < agent::max_stream_pieces)
-        return agent::stream_pieces<PolicyT, Map>(in, src, from, to, out, op, storage);
-    }
-    if (average >= PolicyT::pieces_min_average)
-      return agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage);
-    return agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
-  };
-  const T carry = walk();
+  // Long segments on average: as one stream when the functor and type allow, else segment by segment; short ones:
+  // merge-path tiles (agent/segment_pieces.cuh and agent/stream_pieces.cuh say why). The two branches keep the
+  // kernels of functors and types that never stream the machine code they had before the stream walk.
+  T carry;
+  if constexpr (agent::streamable<Map, T, OpT>) {
+    carry = average >= PolicyT::stream_min_average && to.segment - from.segment < agent::max_stream_pieces
+                ? agent::stream_pieces<PolicyT, Map>(in, src, from, to, out, op, storage)
+            : average >= PolicyT::pieces_min_average
+                ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
+                : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
+  } else {
+    carry = average >= PolicyT::pieces_min_average
+                ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
+                : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
+  }
   __syncthreads();  // this block's outputs are written (the look-back reads one of them back)
   const long long first_start = from.segment < src.num_segments
                                     ? static_cast<long long>(src.offsets[from.segment]) - src.origin
