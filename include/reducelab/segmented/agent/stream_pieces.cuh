@@ -108,7 +108,8 @@ template <class PolicyT, element_map Map, class T, class OffsetT, class BeginT, 
 __device__ __forceinline__ T stream_pieces(const T* __restrict__ in, const segment_source<OffsetT, BeginT>& src,
                                            path_coord from, path_coord to, T* out, OpT op,
                                            block_storage<PolicyT, T, OpT, Map>& storage) {
-  static_assert(streamable<Map, T, OpT>, "stream_pieces: one-array layout, commutative functor, 16-byte vectors");
+  static_assert(streamable<Map, T, OpT>,
+                "stream_pieces: one-array layout, commutative functor, number type read in 16-byte vectors");
   constexpr int threads = PolicyT::block_threads;
   constexpr int warps = threads / 32;
   constexpr int in_flight = PolicyT::stream_loads_in_flight;
