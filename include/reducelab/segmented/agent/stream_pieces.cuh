@@ -174,7 +174,8 @@ __device__ __forceinline__ T stream_pieces(const T* __restrict__ in, const segme
       T v[in_flight * per_vector];
       unpack(raw, v);
       fold_batch<in_flight, per_vector>(v, body_e0 + (i + lane) * per_vector, in_flight,
-                                        body_e0 + (i + 32LL * in_flight) * per_vector, c, table.starts, table.partials, op);
+                                        body_e0 + (i + 32LL * in_flight) * per_vector, c, table.starts,
+                                        table.partials, op);
     }
     if (i < ve) {  // the warp's last, part-filled batch
       uint4 raw[in_flight];
