@@ -5,8 +5,9 @@
 //                        search over the offsets, walks its stretch (in tiles, agent/merge_path_block.cuh; segment
 //                        by segment when they are long, agent/segment_pieces.cuh; or as one stream when they are
 //                        longer still, agent/stream_pieces.cuh), writes the segments that end inside it, and
-//                        publishes its carry-out (what it holds of the segment in progress at its end); a block that ends a segment begun in an earlier block looks back over the earlier
-//                        blocks' carries (segmented/grid/segment_carries.cuh), so one launch finishes every segment.
+//                        publishes its carry-out (what it holds of the segment in progress at its end); a block
+//                        that ends a segment begun in an earlier block looks back over the earlier blocks' carries
+//                        (segmented/grid/segment_carries.cuh), so one launch finishes every segment.
 //   write_count          reduce_by_key with n == 0: the run count alone.
 #pragma once
 
