@@ -70,16 +70,19 @@
 //   stream_min_average  a block whose stretch averages at least this many elements per segment, and holds at most
 //                      agent::max_stream_pieces (128) pieces, reads it as one stream (agent/stream_pieces.cuh: equal
 //                      shares of 16-byte vectors per warp, pieces closed where they end) instead of piece by piece,
-//                      when the layout is one array, the functor commutative and the type read in 16-byte vectors.
+//                      when the layout is one array, the functor commutative and the type a number read in 16-byte
+//                      vectors (stream_pieces.cuh, streamable, says why argmax's pairs do not stream).
 //                      Same run on the H100 at 5edb052 + the stream walk, two passes (results/NVIDIA_H100_80GB_HBM3-
 //                      segmented/stream-pieces.txt), against the pieces walk: 512 against 128, 256 and 1024. int32:
 //                      1.10-1.12x at 1000 (31.2-31.3 against 34.8-35.2 us), 1.11-1.12x at 2^16 (30.0-30.3 against
 //                      33.6), 1.03x at 2^20, within 1 % at 256, 400, 2048, 4096 and the giant and mixed layouts. double:
 //                      1.06x at 1000, 1.07x at 2048, 1.02-1.04x at 4096 and 2^16, within 1 % elsewhere. 128 was 1.03-
-//                      1.05x slower at 256 (int32 and double); 1024 missed length 1000
+//                      1.05x slower at 256 (int32 and double); 1024 missed length 1000. Room for 512 pieces, so that
+//                      stretches of 128- to 256-element segments stream too (from an average of 128 or 256): no gain
+//                      at any length, 1.03x slower at 256 from 128 (stream-pieces.txt, call 5)
 //   stream_loads_in_flight  16-byte loads per lane of the stream walk before it folds any: 4. int32 with 6 was the
 //                      same within 1 %, with 8 the kernel spilled 44 bytes and was 3-10 % slower than the pieces walk;
-//                      double with 2 was 1.03-1.13x slower than with 4 (stream-pieces.txt, first call)
+//                      double with 2 was 1.03-1.13x slower than with 4 (stream-pieces.txt, call 1)
 //
 // Tried and left out (same harness, H100): loading the pieces walk's next round of bounds while this round's values are
 // in flight (as the short walk does): 88 bytes of spills, and 3-17 % slower from length 8 up; staging the stretch's
