@@ -57,8 +57,9 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
   const path_coord from = stretch[0], to = stretch[1];
   const long long average = (to.element - from.element) / (to.segment - from.segment + 1);
   // Long segments on average: as one stream when the functor and type allow, else segment by segment; short ones:
-  // merge-path tiles (agent/segment_pieces.cuh and agent/stream_pieces.cuh say why). The two branches keep the
-  // kernels of functors and types that never stream the machine code they had before the stream walk.
+  // merge-path tiles (agent/segment_pieces.cuh and agent/stream_pieces.cuh say why). Functors and types that never
+  // stream keep the selection as it was (their machine code is scheduled differently, with the same registers and
+  // stack as before the stream walk; argmax's kernel, 0 bytes of stack, is the one that had spilled).
   T carry;
   if constexpr (agent::streamable<Map, T, OpT>) {
     carry = average >= PolicyT::stream_min_average && to.segment - from.segment < agent::max_stream_pieces
