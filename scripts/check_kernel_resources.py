@@ -14,8 +14,8 @@ a harness's or a ladder variant's and is not checked), from `cuobjdump --dump-re
     (allocated per warp in units of 256, i.e. per thread in multiples of 8);
   - a stack frame (where ptxas spills) of at most MAX_STACK bytes.
 MIN_BLOCKS is by_key_min_warps x 32 / by_key_threads (tuning.hpp; 4): what the kernel's __launch_bounds__ asks of
-pairs wider than 8 bytes (tuning::by_key_min_blocks), and what every instantiation met when the committed compares
-were taken (96-128 registers). MAX_STACK is 16: ptxas
+every pair (tuning::by_key_min_blocks; of pairs wider than 8 bytes only before stop 37), and what every instantiation
+met when the committed compares were taken (127-128 registers since stop 37). MAX_STACK is 16: ptxas
 spills 4 bytes of maximum/float (an 8-byte frame, as before stop 35); larger frames were the sign of a squeezed kernel
 (argmax spilled 64 bytes under a 128-register cap at stop 35).
 

@@ -10,6 +10,7 @@
 //
 //   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include \
 //                     scripts/harness/reduce_by_key_one_pass.cu -o reduce_by_key_one_pass
+//                   (-DHARNESS_VALUE=double -DHARNESS_VALUE_BYTES=8 for double values)
 //   run:            ./reduce_by_key_one_pass [LENGTHS] [SAMPLES] [VARIANTS]
 //
 // 2^24 int32 keys and 2^24 values (int32, or -DHARNESS_VALUE=double), plus. LENGTHS: uniform run lengths, or -1
@@ -31,6 +32,9 @@
 
 #ifndef HARNESS_VALUE
 #define HARNESS_VALUE int
+#endif
+#ifndef HARNESS_VALUE_BYTES
+#define HARNESS_VALUE_BYTES 4
 #endif
 using value_t = HARNESS_VALUE;
 using key_t_ = int;
@@ -104,6 +108,12 @@ int main(int argc, char** argv) {
       {"one_pass_128x16", one_pass<128, 16>},
       {"one_pass_128x20", one_pass<128, 20>},
       {"one_pass_128x24", one_pass<128, 24>},
+      {"one_pass_128x26", one_pass<128, 26>},
+      {"one_pass_128x28", one_pass<128, 28>},
+      {"one_pass_128x30", one_pass<128, 30>},
+#if HARNESS_VALUE_BYTES <= 4  // 128 x 32 doubles stage more than 48 KiB of static shared memory
+      {"one_pass_128x32", one_pass<128, 32>},
+#endif
       {"one_pass_64x16", one_pass<64, 16>},
       {"one_pass_64x24", one_pass<64, 24>},
   };

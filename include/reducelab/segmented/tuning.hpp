@@ -175,26 +175,37 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
 // 120 for double; still 5 blocks per SM) and made it 4-8 % faster for int32 and 0-6 % for double at every run length
 // (results/NVIDIA_H100_80GB_HBM3-segmented/by-key-edge-keys.txt).
 inline constexpr int by_key_threads = 128;
-// The resident blocks the kernel's registers must allow (its __launch_bounds__ minimum; 0: none, as
-// __launch_bounds__(threads) alone). Pairs wider than 8 bytes: 16 warps per SM (4 blocks of 128 threads; 120
-// registers for int32 keys and doubles before stop 35, when the whole tiles lost their index tests and ptxas took
-// plus/double to 138, one block fewer). Up to 8 bytes, none: capped at 20 warps (5 blocks, 96 registers) ptxas spilled
-// 92-100 bytes, and an explicit minimum of 1 is not the same as none (maximum/float went from 96 registers, 5 blocks,
-// to 126, 4 blocks, and from 1.28x to 1.23x CUB at runs of 8 in the H100 compares at 3644207 and 0a0f4a2). int32
-// values run at 96 registers, plus/float at 121 (4 blocks). scripts/check_kernel_resources.py (CTest
-// resources.by_key_kernels) fails a build whose by-key kernels keep fewer than 4 blocks or spill more than 16 bytes.
+// The resident blocks the kernel's registers must allow (its __launch_bounds__ minimum): 16 warps per SM (4 blocks of
+// 128 threads) for every pair. Pairs wider than 8 bytes have had it since stop 35 (120 registers for int32 keys and
+// doubles before then, when the whole tiles lost their index tests and ptxas took plus/double to 138, one block fewer).
+// Pairs up to 8 bytes since stop 37, with 26 items per thread (by_key_pair_items below): without a minimum ptxas gave
+// plus/float 139 registers at 26 items (3 blocks); with it every 8-byte-pair kernel runs at 127-128 registers, no
+// spills, 4 blocks. (At 24 items and no minimum they ran at 96 registers, 5 blocks, plus/float at 121, 4 blocks; a cap
+// of 20 warps spilled 92-100 bytes.) scripts/check_kernel_resources.py (CTest resources.by_key_kernels) fails a build
+// whose by-key kernels keep fewer than 4 blocks or spill more than 16 bytes.
 inline constexpr int by_key_min_warps = 16;
 template <class KeyT, class T>
 constexpr int by_key_min_blocks(int threads) {
-  if (sizeof(KeyT) + sizeof(T) <= 8) return 0;
   const int blocks = by_key_min_warps * 32 / threads;
   return blocks >= 1 ? blocks : 1;
 }
+// Items per thread: 26 for pairs up to 8 bytes, else what fits a tile of about 36 KiB (24 for int32 keys and 8-byte
+// values, 18 for 16-byte pairs). 26 against 24 for 8-byte pairs, stop 37: in the harness (its own sum functor, H100,
+// results/NVIDIA_H100_80GB_HBM3-segmented/by-key-items.txt) 26 and 28 were 1-8 % faster than 24 for int32 values at
+// most run lengths, 30 and 32 slower; in the library's compare, same run on the H100, 4bf90cf (24 items) against 26 items and
+// the 4-block minimum (two rounds each, 2^24): plus/int32 1.06-1.08x at runs of 1 and 0.98-1.03x at 8 and 256,
+// plus/float 1.08-1.11x at 1 and 1.03-1.05x at 8 and 256, maximum/int32 1.07x at 1 and 1.01-1.03x elsewhere,
+// maximum/float 1.06x at 1 and 1.00-1.02x elsewhere. 12-byte pairs (double, argmax's pairs, affine maps) keep 24: at
+// 26 items the library's instantiations spilled 124-152 bytes under the 128-register cap (the harness's double at 26
+// items spilled 56 bytes and was 2-10 % faster, which the library's functors need not repeat: stop 35).
+inline constexpr int by_key_pair_items = 26;
 inline constexpr std::size_t by_key_tile_bytes = 36 * 1024;
 template <class KeyT, class T>
 inline constexpr int by_key_items = [] {
-  constexpr std::size_t fit = by_key_tile_bytes / (by_key_threads * (sizeof(KeyT) + sizeof(T)));
-  return fit >= 24 ? 24 : fit >= 1 ? static_cast<int>(fit) : 1;
+  constexpr std::size_t pair = sizeof(KeyT) + sizeof(T);
+  if (pair <= 8) return by_key_pair_items;
+  constexpr std::size_t fit = by_key_tile_bytes / (by_key_threads * pair);
+  return fit >= 1 ? static_cast<int>(fit) : 1;
 }();
 
 }  // namespace reducelab::segmented::tuning
