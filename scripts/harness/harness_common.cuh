@@ -1,5 +1,6 @@
-// What the standalone segmented harnesses share (segmented_carries.cu, reduce_by_key_one_pass.cu): a CUDA check that
-// exits, the read that evicts the L2 between samples, and the device's theoretical peak as the reports compute it.
+// What the standalone segmented harnesses share (segmented_carries.cu, reduce_by_key_one_pass.cu, stream_walk_layouts.cu):
+// a CUDA check that exits, the read that evicts the L2 between samples (and cold_timer, which times one call after it),
+// and the device's theoretical peak as the reports compute it.
 // They build with `-I include` alone, outside the project's build, so they time with their own loop rather than
 // comparisons/timing (one_block_kernels.cu, which links the engine, shows the other way).
 #pragma once
@@ -42,6 +43,46 @@ inline std::vector<int> parse_int_list(const std::string& text) {
   }
   return values;
 }
+
+/// One call timed cold: a memset of 256 MiB and a read of it (the L2 left holding clean lines of that buffer, not the
+/// input), then CUDA events around the call on the timer's stream, which it waits for.
+class cold_timer {
+ public:
+  cold_timer() {
+    CHECK_CUDA(cudaMalloc(&flush_, flush_vectors * 16));
+    CHECK_CUDA(cudaMalloc(&sink_, 4));
+    CHECK_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    CHECK_CUDA(cudaEventCreate(&start_));
+    CHECK_CUDA(cudaEventCreate(&stop_));
+  }
+  cudaStream_t stream() const { return stream_; }
+  /// Microseconds of call(stream) after the flush; `round` varies the memset's byte from sample to sample.
+  template <class CallF>
+  float time_us(int round, CallF&& call) {
+    CHECK_CUDA(cudaMemsetAsync(flush_, round, flush_vectors * 16, stream_));
+    touch<<<528, 512, 0, stream_>>>(flush_, flush_vectors, sink_);
+    CHECK_CUDA(cudaEventRecord(start_, stream_));
+    call(stream_);
+    CHECK_CUDA(cudaEventRecord(stop_, stream_));
+    CHECK_CUDA(cudaStreamSynchronize(stream_));
+    CHECK_CUDA(cudaGetLastError());
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms * 1000;
+  }
+  /// The flush alone (before a call timed some other way).
+  void flush(int round) {
+    CHECK_CUDA(cudaMemsetAsync(flush_, round, flush_vectors * 16, stream_));
+    touch<<<528, 512, 0, stream_>>>(flush_, flush_vectors, sink_);
+  }
+
+ private:
+  static constexpr std::size_t flush_vectors = (std::size_t{256} << 20) / 16;
+  int4* flush_ = nullptr;
+  int* sink_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
 
 /// 2 x memory clock x bus width of device 0, in GB/s (the reports' peak).
 inline double peak_gb_per_s() {

@@ -28,8 +28,6 @@
 #include <string>
 #include <vector>
 
-using harness_common::touch;
-
 namespace {
 
 constexpr int threads = 256;
@@ -257,14 +255,10 @@ int main(int argc, char** argv) {
   std::vector<int> h(max_n);
   unsigned x = 12345;
   for (auto& v : h) v = static_cast<int>((x = x * 1664525u + 1013904223u) >> 8) % 1000 - 500;
-  int *in, *sink, *seg_out;
+  int *in, *seg_out;
   long long *partials, *offsets;
-  int4* flush;
-  const std::size_t flush_n = (std::size_t{256} << 20) / 16;
   CHECK_CUDA(cudaMalloc(&in, max_n * 4));
-  CHECK_CUDA(cudaMalloc(&sink, 4));
   CHECK_CUDA(cudaMalloc(&partials, grid * 8));
-  CHECK_CUDA(cudaMalloc(&flush, flush_n * 16));
   CHECK_CUDA(cudaMalloc(&offsets, (max_n / 4096 + 1) * 8));
   CHECK_CUDA(cudaMalloc(&seg_out, (max_n / 4096) * 4));
   CHECK_CUDA(cudaMemcpy(in, h.data(), max_n * 4, cudaMemcpyHostToDevice));
@@ -276,11 +270,8 @@ int main(int argc, char** argv) {
   unsigned long long epoch = 1;
   void* cub_temp = nullptr;
   std::size_t cub_temp_bytes = 0;
-  cudaStream_t stream;
-  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
+  harness_common::cold_timer timer;
+  const cudaStream_t stream = timer.stream();
 
   for (int lg : log_sizes) {
     const std::size_t n = std::size_t{1} << lg, nvec = n / 4;
@@ -314,27 +305,22 @@ int main(int argc, char** argv) {
           CHECK_CUDA(cudaMemsetAsync(seg_out, 0x55, segments * 4, stream));
           CHECK_CUDA(cudaStreamSynchronize(stream));
         }
-        CHECK_CUDA(cudaMemsetAsync(flush, k, flush_n * 16, stream));
-        touch<<<528, 512, 0, stream>>>(flush, flush_n, sink);
-        CHECK_CUDA(cudaEventRecord(start, stream));
-        if (rw.kernel) {
-          rw.kernel<<<grid, threads, 0, stream>>>(reinterpret_cast<const int4*>(in), nvec, partials);
-        } else if (rw.timed) {
-          timed_segments<<<grid, seg_policy::block_threads, 0, stream>>>(
-              in, offsets, segments, seg_out, seg::grid::carry_slots<int>::carve(carry_bytes, grid, ++epoch), stamps);
-        } else if (rw.cub) {
-          CHECK_CUDA(cub::DeviceSegmentedReduce::Sum(cub_temp, cub_temp_bytes, in, seg_out, segments, offsets,
-                                                     offsets + 1, stream));
-        } else {
-          reducelab::segmented_reduce(in, offsets, offsets + 1, static_cast<std::size_t>(segments), seg_out,
-                                      reducelab::functors::plus{}, stream);
-        }
-        CHECK_CUDA(cudaEventRecord(stop, stream));
-        CHECK_CUDA(cudaStreamSynchronize(stream));
-        CHECK_CUDA(cudaGetLastError());
-        float ms = 0;
-        CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-        if (k > 0) times[r].push_back(ms * 1000);
+        const float us = timer.time_us(k, [&](cudaStream_t stream) {
+          if (rw.kernel) {
+            rw.kernel<<<grid, threads, 0, stream>>>(reinterpret_cast<const int4*>(in), nvec, partials);
+          } else if (rw.timed) {
+            timed_segments<<<grid, seg_policy::block_threads, 0, stream>>>(
+                in, offsets, segments, seg_out, seg::grid::carry_slots<int>::carve(carry_bytes, grid, ++epoch),
+                stamps);
+          } else if (rw.cub) {
+            CHECK_CUDA(cub::DeviceSegmentedReduce::Sum(cub_temp, cub_temp_bytes, in, seg_out, segments, offsets,
+                                                       offsets + 1, stream));
+          } else {
+            reducelab::segmented_reduce(in, offsets, offsets + 1, static_cast<std::size_t>(segments), seg_out,
+                                        reducelab::functors::plus{}, stream);
+          }
+        });
+        if (k > 0) times[r].push_back(us);
         if (k == 0) {  // check once per size
           bool ok = true;
           if (rw.kernel) {
@@ -372,8 +358,7 @@ int main(int argc, char** argv) {
       std::vector<long long> o(segments + 1);
       for (long long s = 0; s <= segments; ++s) o[s] = s * rows[r].length;
       CHECK_CUDA(cudaMemcpy(offsets, o.data(), o.size() * 8, cudaMemcpyHostToDevice));
-      CHECK_CUDA(cudaMemsetAsync(flush, 7, flush_n * 16, stream));
-      touch<<<528, 512, 0, stream>>>(flush, flush_n, sink);
+      timer.flush(7);
       timed_segments<<<grid, seg_policy::block_threads, 0, stream>>>(
           in, offsets, segments, seg_out, seg::grid::carry_slots<int>::carve(carry_bytes, grid, ++epoch), stamps);
       CHECK_CUDA(cudaStreamSynchronize(stream));
