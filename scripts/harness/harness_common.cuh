@@ -1,6 +1,6 @@
-// What the standalone segmented harnesses share (segmented_carries.cu, reduce_by_key_one_pass.cu, stream_walk_layouts.cu):
-// a CUDA check that exits, the read that evicts the L2 between samples (and cold_timer, which times one call after it),
-// and the device's theoretical peak as the reports compute it.
+// What the standalone segmented harnesses share (segmented_carries.cu, reduce_by_key_one_pass.cu,
+// stream_walk_layouts.cu): a CUDA check that exits, the read that evicts the L2 between samples (and cold_timer, which
+// times one call after it), and the device's theoretical peak as the reports compute it.
 // They build with `-I include` alone, outside the project's build, so they time with their own loop rather than
 // comparisons/timing (one_block_kernels.cu, which links the engine, shows the other way).
 #pragma once

@@ -175,8 +175,9 @@ __global__ void __launch_bounds__(seg_policy::block_threads, seg_policy::min_blo
                   : agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage);
   __syncthreads();
   if (threadIdx.x == 0) mine[3] = now_ns();
-  const long long first_start =
-      from.segment < src.num_segments ? static_cast<long long>(src.offsets[from.segment]) - src.origin : src.num_elements;
+  const long long first_start = from.segment < src.num_segments
+                                    ? static_cast<long long>(src.offsets[from.segment]) - src.origin
+                                    : src.num_elements;
   const long long block = blockIdx.x;
   if (threadIdx.x == 0) grid::publish_carry(carries, block, carry, !passes_through(from, to, first_start));
   if (finishes_earlier_segment(from, to, first_start)) {
@@ -193,7 +194,8 @@ void print_stamps(const unsigned long long* device_stamps, int grid) {
   unsigned long long t0 = ~0ULL;
   for (int b = 0; b < grid; ++b) t0 = std::min(t0, h[stamps_per_block * b]);
   const char* names[stamps_per_block] = {"entry", "bounds", "found", "walked", "done"};
-  std::printf("    stamps of the last sample (us after the first entry: min / p10 / median / p90 / max over %d blocks)\n",
+  std::printf("    stamps of the last sample (us after the first entry: min / p10 / median / p90 / max over %d "
+              "blocks)\n",
               grid);
   for (int k = 0; k < stamps_per_block; ++k) {
     std::vector<double> v;
@@ -248,7 +250,8 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, contig, threads, 0));
   const int grid = std::min(per_sm, 4) * prop.multiProcessorCount;
   int timed_per_sm = 0;
-  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&timed_per_sm, timed_segments, seg_policy::block_threads, 0));
+  CHECK_CUDA(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&timed_per_sm, timed_segments, seg_policy::block_threads, 0));
   std::printf("one-wave grid %d blocks (the timed kernel fits %d per SM)\n", grid, timed_per_sm);
 
   const std::size_t max_n = std::size_t{1} << *std::max_element(log_sizes.begin(), log_sizes.end());

@@ -192,9 +192,9 @@ constexpr int by_key_min_blocks(int threads) {
 // Items per thread: 26 for pairs up to 8 bytes, else what fits a tile of about 36 KiB (24 for int32 keys and 8-byte
 // values, 18 for 16-byte pairs). 26 against 24 for 8-byte pairs, stop 37: in the harness (its own sum functor, H100,
 // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-items.txt) 26 and 28 were 1-8 % faster than 24 for int32 values at
-// most run lengths, 30 and 32 slower; in the library's compare, same run on the H100, 4bf90cf (24 items) against 26 items and
-// the 4-block minimum (two rounds each, 2^24): plus/int32 1.06-1.08x at runs of 1 and 0.98-1.03x at 8 and 256,
-// plus/float 1.08-1.11x at 1 and 1.03-1.05x at 8 and 256, maximum/int32 1.07x at 1 and 1.01-1.03x elsewhere,
+// most run lengths, 30 and 32 slower; in the library's compare, same run on the H100, 4bf90cf (24 items) against 26
+// items and the 4-block minimum (two rounds each, 2^24): plus/int32 1.06-1.08x at runs of 1 and 0.98-1.03x at 8 and
+// 256, plus/float 1.08-1.11x at 1 and 1.03-1.05x at 8 and 256, maximum/int32 1.07x at 1 and 1.01-1.03x elsewhere,
 // maximum/float 1.06x at 1 and 1.00-1.02x elsewhere. 12-byte pairs (double, argmax's pairs, affine maps) keep 24: at
 // 26 items the library's instantiations spilled 124-152 bytes under the 128-register cap (the harness's double at 26
 // items spilled 56 bytes and was 2-10 % faster, which the library's functors need not repeat: stop 35).
