@@ -197,7 +197,9 @@ constexpr int by_key_min_blocks(int threads) {
 // 256, plus/float 1.08-1.11x at 1 and 1.03-1.05x at 8 and 256, maximum/int32 1.07x at 1 and 1.01-1.03x elsewhere,
 // maximum/float 1.06x at 1 and 1.00-1.02x elsewhere. 12-byte pairs (double, argmax's pairs, affine maps) keep 24: at
 // 26 items the library's instantiations spilled 124-152 bytes under the 128-register cap (the harness's double at 26
-// items spilled 56 bytes and was 2-10 % faster, which the library's functors need not repeat: stop 35).
+// items spilled 56 bytes and was 2-10 % faster, which the library's functors need not repeat: stop 35). Under a
+// 3-block bound instead they do not spill (153-168 registers; affine maps 12 bytes) and were 1.03-1.14x faster for
+// doubles on an H200 (results/NVIDIA_H200-segmented/by-key-12-byte-pairs.txt): not adopted yet, untested on the GPU.
 inline constexpr int by_key_pair_items = 26;
 inline constexpr std::size_t by_key_tile_bytes = 36 * 1024;
 template <class KeyT, class T>
