@@ -59,8 +59,7 @@ class cold_timer {
   /// Microseconds of call(stream) after the flush; `round` varies the memset's byte from sample to sample.
   template <class CallF>
   float time_us(int round, CallF&& call) {
-    CHECK_CUDA(cudaMemsetAsync(flush_, round, flush_vectors * 16, stream_));
-    touch<<<528, 512, 0, stream_>>>(flush_, flush_vectors, sink_);
+    flush(round);
     CHECK_CUDA(cudaEventRecord(start_, stream_));
     call(stream_);
     CHECK_CUDA(cudaEventRecord(stop_, stream_));

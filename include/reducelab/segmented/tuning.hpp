@@ -184,7 +184,6 @@ inline constexpr int by_key_threads = 128;
 // of 20 warps spilled 92-100 bytes.) scripts/check_kernel_resources.py (CTest resources.by_key_kernels) fails a build
 // whose by-key kernels keep fewer than 4 blocks or spill more than 16 bytes.
 inline constexpr int by_key_min_warps = 16;
-template <class KeyT, class T>
 constexpr int by_key_min_blocks(int threads) {
   const int blocks = by_key_min_warps * 32 / threads;
   return blocks >= 1 ? blocks : 1;
