@@ -10,14 +10,16 @@ rerun-d93180c-segmented.md). Nothing on a CPU sees that except the built binary'
 
 For every reduce_runs kernel at the library's tile (tuning.hpp: by_key_threads threads; a kernel of another width is
 a harness's or a ladder variant's and is not checked), from `cuobjdump --dump-resource-usage`:
-  - registers that let at least MIN_BLOCKS blocks of by_key_threads threads reside on an SM of 64 K registers
-    (allocated per warp in units of 256, i.e. per thread in multiples of 8);
+  - registers that let as many blocks of by_key_threads threads reside on an SM of 64 K registers (allocated per warp
+    in units of 256, i.e. per thread in multiples of 8) as the kernel's __launch_bounds__ minimum asks; the kernel's
+    name states that minimum (reduce_runs<Threads, Items, MinBlocks, ...>, from tuning::by_key_min_blocks);
+  - a minimum of at least MIN_BLOCKS: the fewest any row of tuning.hpp's by_key_shapes asks (min_warps x 32 /
+    by_key_threads; 3 since stop 38, for 12-byte pairs; 8-byte pairs ask 4), so that a kernel bound to fewer blocks
+    than the tuning states fails;
   - a stack frame (where ptxas spills) of at most MAX_STACK bytes.
-MIN_BLOCKS is by_key_min_warps x 32 / by_key_threads (tuning.hpp; 4): what the kernel's __launch_bounds__ asks of
-every pair (tuning::by_key_min_blocks; of pairs wider than 8 bytes only before stop 37), and what every instantiation
-met when the committed compares were taken (127-128 registers since stop 37). MAX_STACK is 16: ptxas
-spills 4 bytes of maximum/float (an 8-byte frame, as before stop 35); larger frames were the sign of a squeezed kernel
-(argmax spilled 64 bytes under a 128-register cap at stop 35).
+MAX_STACK is 16: ptxas spills 4 bytes of maximum/float (an 8-byte frame, as before stop 35) and 12 bytes of affine
+maps at 26 items under the 3-block bound (a 16-byte frame); larger frames were the sign of a squeezed kernel (argmax
+spilled 64 bytes under a 128-register cap at stop 35, the 12-byte pairs 124-152 bytes at 26 items under 4 blocks).
 
   python3 scripts/check_kernel_resources.py build/reducelab [--min-blocks N] [--max-stack 16] [--list]
   python3 scripts/check_kernel_resources.py --self-test    (the parsing and the arithmetic; no cuobjdump needed)
@@ -29,6 +31,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_sass_loads import demangle, find_tool  # noqa: E402
@@ -40,8 +43,11 @@ TUNING_HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "
 
 FUNCTION = re.compile(r"^\s*Function\s+(\S+):\s*$")
 USAGE = re.compile(r"REG:(\d+)\s+STACK:(\d+)")
-# reduce_runs<Threads, Items, ...> in the mangled name: _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi24E...
-BY_KEY = re.compile(r"reducelab9segmented7kernels11reduce_runsILi(\d+)ELi(\d+)E")
+# reduce_runs<Threads, Items, MinBlocks, ...> in the mangled name:
+# _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi26ELi4E...
+BY_KEY = re.compile(r"reducelab9segmented7kernels11reduce_runsILi(\d+)ELi(\d+)ELi(\d+)E")
+SHAPES = re.compile(r"by_key_shapes\[\]\s*=\s*\{(.*?)\};", re.S)
+SHAPE_ROW = re.compile(r"\{\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\}")
 
 
 def tuning_value(name, header=TUNING_HEADER):
@@ -50,6 +56,16 @@ def tuning_value(name, header=TUNING_HEADER):
     if not m:
         raise SystemExit(f"check_kernel_resources: {name} not found in {header}")
     return int(m.group(1))
+
+
+def fewest_warps(header=TUNING_HEADER):
+    """The smallest min_warps of tuning.hpp's by_key_shapes rows."""
+    with open(header) as f:
+        m = SHAPES.search(f.read())
+    rows = SHAPE_ROW.findall(m.group(1)) if m else []
+    if not rows:
+        raise SystemExit(f"check_kernel_resources: no by_key_shapes rows in {header}")
+    return min(int(warps) for _, _, warps in rows)
 
 
 def resident_blocks(registers, threads):
@@ -72,36 +88,54 @@ def usage(text):
 
 
 def verdicts(text, threads, min_blocks, max_stack):
-    """(mangled name, registers, stack bytes, blocks, ok) of every by-key kernel at `threads` threads."""
+    """(mangled name, registers, stack bytes, blocks, bound, ok) of every by-key kernel at `threads` threads; bound is
+    the kernel's own __launch_bounds__ minimum, which must be at least min_blocks."""
     for name, regs, stack in usage(text):
         m = BY_KEY.search(name)
         if not m or int(m.group(1)) != threads:
             continue
         blocks = resident_blocks(regs, threads)
-        yield name, regs, stack, blocks, stack <= max_stack and blocks >= min_blocks
+        bound = int(m.group(3))
+        yield name, regs, stack, blocks, bound, stack <= max_stack and blocks >= bound and bound >= min_blocks
 
 
 def self_test():
     sample = """
 Fatbin elf code:
 ================
- Function _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi24EiflNS_8functors4plusEN4cuda3std3__48equal_toIvEEEEvPKT1_:
+ Function _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi24ELi4EiflNS_8functors4plusEN4cuda3std3__48equal_toIvEEEEvPKT2_:
   REG:121 STACK:0 SHARED:25648 LOCAL:0 CONSTANT[0]:632 TEXTURE:0 SURFACE:0 SAMPLER:0
- Function _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi24EiflNS_8functors4plusEN4cuda3std3__48equal_toIvEEEEvPKT2_:
+ Function _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi24ELi4EiflNS_8functors4plusEN4cuda3std3__48equal_toIvEEEEvPKT3_:
   REG:144 STACK:0 SHARED:25648 LOCAL:0 CONSTANT[0]:632 TEXTURE:0 SURFACE:0 SAMPLER:0
- Function _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi24EiNS_8functors11value_indexIfjEElNS3_6argmaxE:
+ Function _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi24ELi4EiNS_8functors11value_indexIfjEElNS3_6argmaxE:
   REG:128 STACK:40 SHARED:37936 LOCAL:0 CONSTANT[0]:632 TEXTURE:0 SURFACE:0 SAMPLER:0
- Function _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi24EiflNS_8functors7maximumEN4cuda3std3__48equal_toIvEE:
+ Function _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi24ELi4EiflNS_8functors7maximumEN4cuda3std3__48equal_toIvEE:
   REG:96 STACK:8 SHARED:26672 LOCAL:0 CONSTANT[0]:632 TEXTURE:0 SURFACE:0 SAMPLER:0
- Function _ZN9reducelab9segmented7kernels11reduce_runsILi256ELi512ENS_8functors4plusEidEEvPKT2_:
+ Function _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi26ELi3EidlNS_8functors4plusEN4cuda3std3__48equal_toIvEE:
+  REG:168 STACK:0 SHARED:43056 LOCAL:0 CONSTANT[0]:632 TEXTURE:0 SURFACE:0 SAMPLER:0
+ Function _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi26ELi2EidlNS_8functors7maximumEN4cuda3std3__48equal_toIvEE:
+  REG:200 STACK:0 SHARED:43056 LOCAL:0 CONSTANT[0]:632 TEXTURE:0 SURFACE:0 SAMPLER:0
+ Function _ZN9reducelab9segmented7kernels11reduce_runsILi256ELi512ELi1ENS_8functors4plusEidEEvPKT2_:
   REG:240 STACK:0 SHARED:1024 LOCAL:0 CONSTANT[0]:585 TEXTURE:0 SURFACE:0 SAMPLER:0
 """
-    got = [(regs, stack, blocks, ok) for _, regs, stack, blocks, ok in verdicts(sample, 128, 4, 16)]
-    # 121 registers -> 128 per thread -> 4 blocks (passes); 144 -> 3 blocks (d93180c's plus/float: fails); a 40-byte
-    # frame fails however many blocks fit, an 8-byte one passes; the 256-thread kernel is not the library's tile.
-    want = [(121, 0, 4, True), (144, 0, 3, False), (128, 40, 4, False), (96, 8, 5, True)]
+    got = [(regs, stack, blocks, bound, ok) for _, regs, stack, blocks, bound, ok in verdicts(sample, 128, 3, 16)]
+    # 121 registers -> 128 per thread -> 4 blocks, as its bound asks (passes); 144 -> 3 blocks under a 4-block bound
+    # (d93180c's plus/float: fails); a 40-byte frame fails however many blocks fit, an 8-byte one passes; 168
+    # registers -> 3 blocks under a 3-block bound passes; a 2-block bound fails, fewer than any tuning row asks; the
+    # 256-thread kernel is not the library's tile.
+    want = [(121, 0, 4, 4, True), (144, 0, 3, 4, False), (128, 40, 4, 4, False), (96, 8, 5, 4, True),
+            (168, 0, 3, 3, True), (200, 0, 2, 2, False)]
     assert got == want, got
     assert resident_blocks(96, 128) == 5 and resident_blocks(87, 128) == 5 and resident_blocks(129, 128) == 3
+    assert resident_blocks(168, 128) == 3
+    header = ("struct by_key_shape {};\ninline constexpr by_key_shape by_key_shapes[] = {\n    {8, 26, 16},\n"
+              "    {12, 26, 12},\n    {0, 0, 16},\n};\n")
+    with tempfile.NamedTemporaryFile("w", suffix=".hpp", delete=False) as f:
+        f.write(header)
+    try:
+        assert fewest_warps(f.name) == 12, fewest_warps(f.name)
+    finally:
+        os.unlink(f.name)
     print("check_kernel_resources self-test: ok")
     return 0
 
@@ -109,7 +143,7 @@ Fatbin elf code:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary", nargs="?")
-    parser.add_argument("--min-blocks", type=int, help="default: by_key_min_warps x 32 / by_key_threads (tuning.hpp)")
+    parser.add_argument("--min-blocks", type=int, help="the fewest blocks a kernel may be bound to; default: the smallest min_warps of by_key_shapes (tuning.hpp) x 32 / by_key_threads")
     parser.add_argument("--max-stack", type=int, default=16)
     parser.add_argument("--list", action="store_true", help="print every checked kernel")
     parser.add_argument("--self-test", action="store_true")
@@ -127,20 +161,20 @@ def main():
                           check=True).stdout
     threads = tuning_value("by_key_threads")
     if args.min_blocks is None:
-        args.min_blocks = max(1, tuning_value("by_key_min_warps") * 32 // threads)
+        args.min_blocks = max(1, fewest_warps() * 32 // threads)
     rows = list(verdicts(text, threads, args.min_blocks, args.max_stack))
     names = demangle([r[0] for r in rows])
     failed = 0
-    for name, regs, stack, blocks, ok in rows:
+    for name, regs, stack, blocks, bound, ok in rows:
         if args.list or not ok:
             print(f"{'ok  ' if ok else 'FAIL'} {regs:3d} registers, {stack:4d} bytes of stack, {blocks} blocks of "
-                  f"{threads}: {names[name][:160]}")
+                  f"{threads} (bound {bound}): {names[name][:160]}")
         failed += 0 if ok else 1
     if not rows:
         print(f"check_kernel_resources: no reduce_runs kernel of {threads} threads in {args.binary}", file=sys.stderr)
         return 2
-    print(f"check_kernel_resources: {len(rows) - failed} of {len(rows)} by-key kernels keep at least "
-          f"{args.min_blocks} resident blocks, with at most {args.max_stack} bytes of stack")
+    print(f"check_kernel_resources: {len(rows) - failed} of {len(rows)} by-key kernels keep the resident blocks "
+          f"their bound asks (at least {args.min_blocks}), with at most {args.max_stack} bytes of stack")
     return 1 if failed else 0
 
 

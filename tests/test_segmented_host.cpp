@@ -4,6 +4,7 @@
 #include "lab/segmented/host/layouts.hpp"
 #include "lab/segmented/host/offsets_check.hpp"
 #include "lab/segmented/host/reference.hpp"
+#include "reducelab/segmented/tuning.hpp"
 
 #include <gtest/gtest.h>
 
@@ -346,4 +347,28 @@ TEST(JudgeSegments, FloatSegmentsUseTheFunctorsBound) {
   EXPECT_EQ(bad.segment, target);
   EXPECT_TRUE(bad.detail.bounded);
   EXPECT_GT(bad.detail.error, bad.detail.bound);
+}
+
+// reduce_by_key's tile by pair size (segmented/tuning.hpp, by_key_shapes): the rows the committed compares measured.
+TEST(ReduceByKeyTuning, ShapeFollowsThePairSize) {
+  namespace tuning = reducelab::segmented::tuning;
+  struct sixteen_bytes {
+    double a, b;
+  };
+  // Up to 8 bytes: 26 items, 4 resident blocks of 128 threads.
+  EXPECT_EQ((tuning::by_key_items<std::int32_t, std::int32_t>), 26);
+  EXPECT_EQ((tuning::by_key_items<std::int32_t, float>), 26);
+  EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, float>(128)), 4);
+  // 9 to 12 bytes (doubles, argmax's pairs, affine maps): 26 items, 3 blocks.
+  EXPECT_EQ((tuning::by_key_items<std::int32_t, double>), 26);
+  EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, double>(128)), 3);
+  EXPECT_EQ((tuning::by_key_min_blocks<std::int64_t, std::int32_t>(128)), 3);
+  // Wider: what fits 36 KiB (18 items of 16-byte pairs), 4 blocks.
+  EXPECT_EQ((tuning::by_key_items<std::int64_t, double>), 18);
+  EXPECT_EQ((tuning::by_key_min_blocks<std::int64_t, double>(128)), 4);
+  EXPECT_EQ((tuning::by_key_items<std::int32_t, sixteen_bytes>), 14);  // 36 KiB / (128 x 20 bytes)
+  EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, sixteen_bytes>(128)), 4);
+  // The bound is warps per SM: half the blocks of twice the threads, never fewer than one.
+  EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, float>(256)), 2);
+  EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, float>(1024)), 1);
 }

@@ -175,38 +175,63 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
 // 120 for double; still 5 blocks per SM) and made it 4-8 % faster for int32 and 0-6 % for double at every run length
 // (results/NVIDIA_H100_80GB_HBM3-segmented/by-key-edge-keys.txt).
 inline constexpr int by_key_threads = 128;
-// The resident blocks the kernel's registers must allow (its __launch_bounds__ minimum): 16 warps per SM (4 blocks of
-// 128 threads) for every pair. Pairs wider than 8 bytes have had it since stop 35 (120 registers for int32 keys and
-// doubles before then, when the whole tiles lost their index tests and ptxas took plus/double to 138, one block fewer).
-// Pairs up to 8 bytes since stop 37, with 26 items per thread (by_key_pair_items below): without a minimum ptxas gave
-// plus/float 139 registers at 26 items (3 blocks); with it every 8-byte-pair kernel runs at 127-128 registers, no
-// spills, 4 blocks. (At 24 items and no minimum they ran at 96 registers, 5 blocks, plus/float at 121, 4 blocks; a cap
-// of 20 warps spilled 92-100 bytes.) scripts/check_kernel_resources.py (CTest resources.by_key_kernels) fails a build
-// whose by-key kernels keep fewer than 4 blocks or spill more than 16 bytes.
-inline constexpr int by_key_min_warps = 16;
-constexpr int by_key_min_blocks(int threads) {
-  const int blocks = by_key_min_warps * 32 / threads;
-  return blocks >= 1 ? blocks : 1;
-}
-// Items per thread: 26 for pairs up to 8 bytes, else what fits a tile of about 36 KiB (24 for int32 keys and 8-byte
-// values, 18 for 16-byte pairs). 26 against 24 for 8-byte pairs, stop 37: in the harness (its own sum functor, H100,
-// results/NVIDIA_H100_80GB_HBM3-segmented/by-key-items.txt) 26 and 28 were 1-8 % faster than 24 for int32 values at
-// most run lengths, 30 and 32 slower; in the library's compare, same run on the H100, 4bf90cf (24 items) against 26
-// items and the 4-block minimum (two rounds each, 2^24): plus/int32 1.06-1.08x at runs of 1 and 0.98-1.03x at 8 and
-// 256, plus/float 1.08-1.11x at 1 and 1.03-1.05x at 8 and 256, maximum/int32 1.07x at 1 and 1.01-1.03x elsewhere,
-// maximum/float 1.06x at 1 and 1.00-1.02x elsewhere. 12-byte pairs (double, argmax's pairs, affine maps) keep 24: at
-// 26 items the library's instantiations spilled 124-152 bytes under the 128-register cap (the harness's double at 26
-// items spilled 56 bytes and was 2-10 % faster, which the library's functors need not repeat: stop 35). Under a
-// 3-block bound instead they do not spill (153-168 registers; affine maps 12 bytes) and were 1.03-1.14x faster for
-// doubles on an H200 (results/NVIDIA_H200-segmented/by-key-12-byte-pairs.txt): not adopted yet, untested on the GPU.
-inline constexpr int by_key_pair_items = 26;
+// The resident blocks the kernel's registers must allow (its __launch_bounds__ minimum), as warps per SM, and the items
+// per thread, by pair size (sizeof(KeyT) + sizeof(T)); by_key_shape_for below picks the row.
+//   - Pairs up to 8 bytes (int32 keys with int32 or float values): 26 items, 16 warps (4 blocks of 128 threads), since
+//     stop 37. Without a minimum ptxas gave plus/float 139 registers at 26 items (3 blocks); with it every 8-byte-pair
+//     kernel runs at 127-128 registers, no spills, 4 blocks. (At 24 items and no minimum they ran at 96 registers, 5
+//     blocks, plus/float at 121, 4 blocks; a cap of 20 warps spilled 92-100 bytes.) 26 against 24, stop 37: in the
+//     harness (its own sum functor, H100, results/NVIDIA_H100_80GB_HBM3-segmented/by-key-items.txt) 26 and 28 were
+//     1-8 % faster than 24 for int32 values at most run lengths, 30 and 32 slower; in the library's compare, same run
+//     on the H100, 4bf90cf (24 items) against 26 items and the 4-block minimum (two rounds each, 2^24): plus/int32
+//     1.06-1.08x at runs of 1 and 0.98-1.03x at 8 and 256, plus/float 1.08-1.11x at 1 and 1.03-1.05x at 8 and 256,
+//     maximum/int32 1.07x at 1 and 1.01-1.03x elsewhere, maximum/float 1.06x at 1 and 1.00-1.02x elsewhere.
+//   - Pairs of 9 to 12 bytes (int32 keys with doubles, argmax's (float, index) pairs, affine maps): 26 items, 12 warps
+//     (3 blocks), since stop 38. Under the 4-block bound 26 items spilled 124-152 bytes; under 3 blocks ptxas gives
+//     plus/double 168 registers, maximum/double 153, argmax 154, none spilling, and affine maps 168 with 12 bytes.
+//     Against 24 items under 4 blocks (stops 35-37), same run, 2^24 (results/NVIDIA_H200-segmented/
+//     by-key-12-byte-pairs.txt): on an H200 doubles were 1.11-1.14x faster at runs of 1 and 1.03-1.07x at 8 and 256,
+//     argmax 1.05-1.07x at 1 and 0.98-1.01x at 8 and 256, affine maps 1.07-1.08x at 1 and 1.00-1.03x elsewhere; the
+//     H100's rounds are in the same file.
+//   - Wider pairs: what fits a tile of about 36 KiB (18 items for 16-byte pairs), 16 warps; unmeasured.
+// Stop 35 had given every pair wider than 8 bytes the 16-warp minimum (120 registers for int32 keys and doubles before
+// then, when the whole tiles lost their index tests and ptxas took plus/double to 138, one block fewer).
+// scripts/check_kernel_resources.py (CTest resources.by_key_kernels) fails a build whose by-key kernels spill more than
+// 16 bytes, keep fewer blocks than their bound asks, or are bound to fewer blocks than any row below.
+struct by_key_shape {
+  std::size_t max_pair_bytes;  // the row serves pairs up to this size (0: every wider pair)
+  int items;                   // items per thread (0: what fits by_key_tile_bytes)
+  int min_warps;               // resident warps per SM the registers must allow
+};
+inline constexpr by_key_shape by_key_shapes[] = {
+    {8, 26, 16},
+    {12, 26, 12},
+    {0, 0, 16},
+};
 inline constexpr std::size_t by_key_tile_bytes = 36 * 1024;
+
+template <class KeyT, class T>
+inline constexpr by_key_shape by_key_shape_for = [] {
+  constexpr std::size_t pair = sizeof(KeyT) + sizeof(T);
+  for (const by_key_shape& row : by_key_shapes) {
+    if (row.max_pair_bytes == 0 || pair <= row.max_pair_bytes) return row;
+  }
+  return by_key_shapes[0];  // unreachable: the table ends with a row for every size
+}();
+
 template <class KeyT, class T>
 inline constexpr int by_key_items = [] {
-  constexpr std::size_t pair = sizeof(KeyT) + sizeof(T);
-  if (pair <= 8) return by_key_pair_items;
-  constexpr std::size_t fit = by_key_tile_bytes / (by_key_threads * pair);
+  constexpr by_key_shape shape = by_key_shape_for<KeyT, T>;
+  if (shape.items > 0) return shape.items;
+  constexpr std::size_t fit = by_key_tile_bytes / (by_key_threads * (sizeof(KeyT) + sizeof(T)));
   return fit >= 1 ? static_cast<int>(fit) : 1;
 }();
+
+/// The kernel's __launch_bounds__ minimum for blocks of `threads` threads (at least 1).
+template <class KeyT, class T>
+constexpr int by_key_min_blocks(int threads) {
+  const int blocks = by_key_shape_for<KeyT, T>.min_warps * 32 / threads;
+  return blocks >= 1 ? blocks : 1;
+}
 
 }  // namespace reducelab::segmented::tuning

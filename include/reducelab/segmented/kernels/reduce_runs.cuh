@@ -230,9 +230,11 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
 }
 
 /// Block b reduces the runs of tile b ([b * tile, (b + 1) * tile) of n), writes the keys of those that start in it
-/// and the values of those that end in it, and (the last tile) the run count.
-template <int Threads, int Items, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
-__global__ void __launch_bounds__(Threads, tuning::by_key_min_blocks(Threads))
+/// and the values of those that end in it, and (the last tile) the run count. MinBlocks is the __launch_bounds__
+/// minimum (tuning::by_key_min_blocks); it is a parameter so that the kernel's name states it, which
+/// scripts/check_kernel_resources.py reads.
+template <int Threads, int Items, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
+__global__ void __launch_bounds__(Threads, MinBlocks)
     reduce_runs(const KeyT* __restrict__ keys, const T* __restrict__ values, long long n,
                 KeyT* __restrict__ unique_keys, T* __restrict__ values_out, NumRunsT* num_runs, OpT op,
                 EqualT equal, grid::carry_slots<long long> counts, grid::carry_slots<T> carries) {
