@@ -14,12 +14,12 @@ a harness's or a ladder variant's and is not checked), from `cuobjdump --dump-re
     in units of 256, i.e. per thread in multiples of 8) as the kernel's __launch_bounds__ minimum asks; the kernel's
     name states that minimum (reduce_runs<Threads, Items, MinBlocks, ...>, from tuning::by_key_min_blocks);
   - a minimum of at least MIN_BLOCKS: the fewest any row of tuning.hpp's by_key_shapes asks (min_warps x 32 /
-    by_key_threads; 3 since stop 38, for 12-byte pairs; 8-byte pairs ask 4), so that a kernel bound to fewer blocks
-    than the tuning states fails;
+    by_key_threads; 3 since stop 38, for 12-byte pairs of number values; the others ask 4), so that a kernel bound
+    to fewer blocks than the tuning states fails;
   - a stack frame (where ptxas spills) of at most MAX_STACK bytes.
-MAX_STACK is 16: ptxas spills 4 bytes of maximum/float (an 8-byte frame, as before stop 35) and 12 bytes of affine
-maps at 26 items under the 3-block bound (a 16-byte frame); larger frames were the sign of a squeezed kernel (argmax
-spilled 64 bytes under a 128-register cap at stop 35, the 12-byte pairs 124-152 bytes at 26 items under 4 blocks).
+MAX_STACK is 16: ptxas spills 4 bytes of maximum/float (an 8-byte frame, as before stop 35); larger frames were the
+sign of a squeezed kernel (argmax spilled 64 bytes under a 128-register cap at stop 35, the 12-byte pairs 124-152
+bytes at 26 items under 4 blocks).
 
   python3 scripts/check_kernel_resources.py build/reducelab [--min-blocks N] [--max-stack 16] [--list]
   python3 scripts/check_kernel_resources.py --self-test    (the parsing and the arithmetic; no cuobjdump needed)
@@ -47,7 +47,7 @@ USAGE = re.compile(r"REG:(\d+)\s+STACK:(\d+)")
 # _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi26ELi4E...
 BY_KEY = re.compile(r"reducelab9segmented7kernels11reduce_runsILi(\d+)ELi(\d+)ELi(\d+)E")
 SHAPES = re.compile(r"by_key_shapes\[\]\s*=\s*\{(.*?)\};", re.S)
-SHAPE_ROW = re.compile(r"\{\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\}")
+SHAPE_ROW = re.compile(r"\{\s*(\d+)\s*,\s*(?:true|false)\s*,\s*(\d+)\s*,\s*(\d+)\s*\}")
 
 
 def tuning_value(name, header=TUNING_HEADER):
@@ -128,8 +128,8 @@ Fatbin elf code:
     assert got == want, got
     assert resident_blocks(96, 128) == 5 and resident_blocks(87, 128) == 5 and resident_blocks(129, 128) == 3
     assert resident_blocks(168, 128) == 3
-    header = ("struct by_key_shape {};\ninline constexpr by_key_shape by_key_shapes[] = {\n    {8, 26, 16},\n"
-              "    {12, 26, 12},\n    {0, 0, 16},\n};\n")
+    header = ("struct by_key_shape {};\ninline constexpr by_key_shape by_key_shapes[] = {\n    {8, false, 26, 16},\n"
+              "    {12, true, 26, 12},\n    {0, false, 0, 16},\n};\n")
     with tempfile.NamedTemporaryFile("w", suffix=".hpp", delete=False) as f:
         f.write(header)
     try:

@@ -1,5 +1,6 @@
 // CPU: segment layouts, the offsets contract, and the segmented / keyed host references (issue 13, host side).
 #include "functors/affine_compose.cuh"
+#include "functors/argmax.cuh"
 #include "functors/plus.cuh"
 #include "lab/segmented/host/layouts.hpp"
 #include "lab/segmented/host/offsets_check.hpp"
@@ -359,10 +360,14 @@ TEST(ReduceByKeyTuning, ShapeFollowsThePairSize) {
   EXPECT_EQ((tuning::by_key_items<std::int32_t, std::int32_t>), 26);
   EXPECT_EQ((tuning::by_key_items<std::int32_t, float>), 26);
   EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, float>(128)), 4);
-  // 9 to 12 bytes (doubles, argmax's pairs, affine maps): 26 items, 3 blocks.
+  // 9 to 12 bytes with a number value (int32 keys with doubles): 26 items, 3 blocks.
   EXPECT_EQ((tuning::by_key_items<std::int32_t, double>), 26);
   EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, double>(128)), 3);
   EXPECT_EQ((tuning::by_key_min_blocks<std::int64_t, std::int32_t>(128)), 3);
+  // 9 to 12 bytes with a struct value (argmax's pairs, affine maps): what fits 36 KiB (24 items), 4 blocks.
+  EXPECT_EQ((tuning::by_key_items<std::int32_t, fn::value_index<float, std::uint32_t>>), 24);
+  EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, fn::value_index<float, std::uint32_t>>(128)), 4);
+  EXPECT_EQ((tuning::by_key_items<std::int32_t, fn::affine_map<std::uint32_t>>), 24);
   // Wider: what fits 36 KiB (18 items of 16-byte pairs), 4 blocks.
   EXPECT_EQ((tuning::by_key_items<std::int64_t, double>), 18);
   EXPECT_EQ((tuning::by_key_min_blocks<std::int64_t, double>(128)), 4);

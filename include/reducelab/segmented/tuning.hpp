@@ -100,6 +100,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 namespace reducelab::segmented::tuning {
 
@@ -176,7 +177,9 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
 // (results/NVIDIA_H100_80GB_HBM3-segmented/by-key-edge-keys.txt).
 inline constexpr int by_key_threads = 128;
 // The resident blocks the kernel's registers must allow (its __launch_bounds__ minimum), as warps per SM, and the items
-// per thread, by pair size (sizeof(KeyT) + sizeof(T)); by_key_shape_for below picks the row.
+// per thread, by pair size (sizeof(KeyT) + sizeof(T)) and by whether the value is a number or a struct (a functor over
+// a struct, argmax's (value, index) or affine maps, takes more registers per item); by_key_shape_for picks the first
+// row that fits.
 //   - Pairs up to 8 bytes (int32 keys with int32 or float values): 26 items, 16 warps (4 blocks of 128 threads), since
 //     stop 37. Without a minimum ptxas gave plus/float 139 registers at 26 items (3 blocks); with it every 8-byte-pair
 //     kernel runs at 127-128 registers, no spills, 4 blocks. (At 24 items and no minimum they ran at 96 registers, 5
@@ -186,27 +189,30 @@ inline constexpr int by_key_threads = 128;
 //     on the H100, 4bf90cf (24 items) against 26 items and the 4-block minimum (two rounds each, 2^24): plus/int32
 //     1.06-1.08x at runs of 1 and 0.98-1.03x at 8 and 256, plus/float 1.08-1.11x at 1 and 1.03-1.05x at 8 and 256,
 //     maximum/int32 1.07x at 1 and 1.01-1.03x elsewhere, maximum/float 1.06x at 1 and 1.00-1.02x elsewhere.
-//   - Pairs of 9 to 12 bytes (int32 keys with doubles, argmax's (float, index) pairs, affine maps): 26 items, 12 warps
-//     (3 blocks), since stop 38. Under the 4-block bound 26 items spilled 124-152 bytes; under 3 blocks ptxas gives
-//     plus/double 168 registers, maximum/double 153, argmax 154, none spilling, and affine maps 168 with 12 bytes.
-//     Against 24 items under 4 blocks (stops 35-37), same run, 2^24 (results/NVIDIA_H200-segmented/
-//     by-key-12-byte-pairs.txt): on an H200 doubles were 1.11-1.14x faster at runs of 1 and 1.03-1.07x at 8 and 256,
-//     argmax 1.05-1.07x at 1 and 0.98-1.01x at 8 and 256, affine maps 1.07-1.08x at 1 and 1.00-1.03x elsewhere; the
-//     H100's rounds are in the same file.
-//   - Wider pairs: what fits a tile of about 36 KiB (18 items for 16-byte pairs), 16 warps; unmeasured.
+//   - Number values in pairs of 9 to 12 bytes (int32 keys with doubles): 26 items, 12 warps (3 blocks), since stop 38.
+//     Under the 4-block bound 26 items spilled 124-152 bytes; under 3 blocks ptxas gives plus/double 168 registers and
+//     maximum/double 153, no spills. Against 24 items under 4 blocks, same run, 2^24, two rounds each
+//     (results/NVIDIA_H200-segmented/by-key-12-byte-pairs.txt): H100 1.05-1.08x at runs of 1, 1.02-1.03x at 256,
+//     1.00-1.01x at 8; H200 1.11-1.14x at 1, 1.03-1.07x at 8 and 256.
+//   - Struct values in pairs of 9 to 12 bytes (argmax's pairs, affine maps): what fits 36 KiB (24 items), 16 warps, as
+//     before. At 26 items under 3 blocks (154 and 168 registers; affine maps spill 12 bytes) argmax was 0.93-0.95x at
+//     runs of 8 and 0.98-0.99x at 256 on the H100 (0.98-0.99x at 8 on the H200), only 1.00-1.01x at 1; affine maps
+//     1.03x at 1 and 0.99-1.02x elsewhere on the H100, 1.07-1.08x at 1 on the H200 (same file).
+//   - Wider pairs: what fits 36 KiB (18 items for 16-byte pairs), 16 warps; unmeasured.
 // Stop 35 had given every pair wider than 8 bytes the 16-warp minimum (120 registers for int32 keys and doubles before
 // then, when the whole tiles lost their index tests and ptxas took plus/double to 138, one block fewer).
 // scripts/check_kernel_resources.py (CTest resources.by_key_kernels) fails a build whose by-key kernels spill more than
 // 16 bytes, keep fewer blocks than their bound asks, or are bound to fewer blocks than any row below.
 struct by_key_shape {
-  std::size_t max_pair_bytes;  // the row serves pairs up to this size (0: every wider pair)
+  std::size_t max_pair_bytes;  // the row serves pairs up to this size (0: any size)
+  bool numbers_only;           // the row serves arithmetic values only
   int items;                   // items per thread (0: what fits by_key_tile_bytes)
   int min_warps;               // resident warps per SM the registers must allow
 };
 inline constexpr by_key_shape by_key_shapes[] = {
-    {8, 26, 16},
-    {12, 26, 12},
-    {0, 0, 16},
+    {8, false, 26, 16},
+    {12, true, 26, 12},
+    {0, false, 0, 16},
 };
 inline constexpr std::size_t by_key_tile_bytes = 36 * 1024;
 
@@ -214,9 +220,10 @@ template <class KeyT, class T>
 inline constexpr by_key_shape by_key_shape_for = [] {
   constexpr std::size_t pair = sizeof(KeyT) + sizeof(T);
   for (const by_key_shape& row : by_key_shapes) {
-    if (row.max_pair_bytes == 0 || pair <= row.max_pair_bytes) return row;
+    const bool fits = row.max_pair_bytes == 0 || pair <= row.max_pair_bytes;
+    if (fits && (!row.numbers_only || std::is_arithmetic_v<T>)) return row;
   }
-  return by_key_shapes[0];  // unreachable: the table ends with a row for every size
+  return by_key_shapes[0];  // unreachable: the table ends with a row for every pair
 }();
 
 template <class KeyT, class T>
