@@ -192,12 +192,12 @@ inline constexpr int by_key_threads = 128;
 //   - Number values in pairs of 9 to 12 bytes (int32 keys with doubles): 26 items, 12 warps (3 blocks), since stop 38.
 //     Under the 4-block bound 26 items spilled 124-152 bytes; under 3 blocks ptxas gives plus/double 168 registers and
 //     maximum/double 153, no spills. Against 24 items under 4 blocks, same run, 2^24, two rounds each
-//     (results/NVIDIA_H200-segmented/by-key-12-byte-pairs.txt): H100 1.05-1.08x at runs of 1, 1.02-1.03x at 256,
-//     1.00-1.01x at 8; H200 1.11-1.14x at 1, 1.03-1.07x at 8 and 256.
+//     (results/NVIDIA_H100_80GB_HBM3-segmented/ and results/NVIDIA_H200-segmented/by-key-12-byte-pairs.txt): H100
+//     1.05-1.08x at runs of 1, 1.02-1.03x at 256, 1.00-1.01x at 8; H200 1.11-1.14x at 1, 1.03-1.07x at 8 and 256.
 //   - Struct values in pairs of 9 to 12 bytes (argmax's pairs, affine maps): what fits 36 KiB (24 items), 16 warps, as
 //     before. At 26 items under 3 blocks (154 and 168 registers; affine maps spill 12 bytes) argmax was 0.93-0.95x at
 //     runs of 8 and 0.98-0.99x at 256 on the H100 (0.98-0.99x at 8 on the H200), only 1.00-1.01x at 1; affine maps
-//     1.03x at 1 and 0.99-1.02x elsewhere on the H100, 1.07-1.08x at 1 on the H200 (same file).
+//     1.03x at 1 and 0.99-1.02x elsewhere on the H100, 1.07-1.08x at 1 on the H200 (same files).
 //   - Wider pairs: what fits 36 KiB (18 items for 16-byte pairs), 16 warps; unmeasured.
 // Stop 35 had given every pair wider than 8 bytes the 16-warp minimum (120 registers for int32 keys and doubles before
 // then, when the whole tiles lost their index tests and ptxas took plus/double to 138, one block fewer).
