@@ -350,6 +350,17 @@ TEST(JudgeSegments, FloatSegmentsUseTheFunctorsBound) {
   EXPECT_GT(bad.detail.error, bad.detail.bound);
 }
 
+// A caller's own pair, given its own tile shape by the specialization tuning.hpp documents.
+namespace tuning_test {
+struct own_value {
+  double a;
+  float b;
+};
+}  // namespace tuning_test
+template <>
+inline constexpr reducelab::segmented::tuning::by_key_shape
+    reducelab::segmented::tuning::by_key_shape_for<std::int32_t, tuning_test::own_value> = {0, false, 20, 8};
+
 // reduce_by_key's tile by pair size (segmented/tuning.hpp, by_key_shapes): the rows the committed compares measured.
 TEST(ReduceByKeyTuning, ShapeFollowsThePairSize) {
   namespace tuning = reducelab::segmented::tuning;
@@ -373,6 +384,10 @@ TEST(ReduceByKeyTuning, ShapeFollowsThePairSize) {
   EXPECT_EQ((tuning::by_key_min_blocks<std::int64_t, double>(128)), 4);
   EXPECT_EQ((tuning::by_key_items<std::int32_t, sixteen_bytes>), 14);  // 36 KiB / (128 x 20 bytes)
   EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, sixteen_bytes>(128)), 4);
+  // A specialized pair takes its own row: 20 items, 8 warps (2 blocks of 128), not the 36 KiB fit and 4 blocks.
+  EXPECT_EQ((tuning::by_key_items<std::int32_t, tuning_test::own_value>), 20);
+  EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, tuning_test::own_value>(128)), 2);
+  EXPECT_EQ((tuning::by_key_items<std::int64_t, tuning_test::own_value>), 12);  // 36 KiB / (128 x 24 bytes)
   // The bound is warps per SM: half the blocks of twice the threads, never fewer than one.
   EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, float>(256)), 2);
   EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, float>(1024)), 1);

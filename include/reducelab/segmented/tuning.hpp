@@ -216,6 +216,9 @@ inline constexpr by_key_shape by_key_shapes[] = {
 };
 inline constexpr std::size_t by_key_tile_bytes = 36 * 1024;
 
+/// The row for a pair. A pair of the caller's own may get another shape by an explicit specialization, e.g.
+///   template <> inline constexpr reducelab::segmented::tuning::by_key_shape
+///       reducelab::segmented::tuning::by_key_shape_for<int, my_value> = {0, false, 20, 16};
 template <class KeyT, class T>
 inline constexpr by_key_shape by_key_shape_for = [] {
   constexpr std::size_t pair = sizeof(KeyT) + sizeof(T);
