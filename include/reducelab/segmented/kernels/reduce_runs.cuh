@@ -23,7 +23,8 @@
 // The kernel is latency bound (Nsight Compute on the H100 at 92a8a49, plus/int32, 2^24: 60-70 % of DRAM peak, and in
 // about two of three cycles no warp of an SM's 16 can issue; they wait on loads and look-back polls, or at a barrier
 // for the block's slowest warp). Three barriers fewer (the transposes' and the scans' storage side by side) changed
-// nothing measurable: results/NVIDIA_H100_80GB_HBM3-segmented/by-key-stalls.txt.
+// nothing measurable, and the two look-backs at once, a warp each, gained 0-4 % for 4-byte values and lost 2-3 % for
+// affine maps: results/NVIDIA_H100_80GB_HBM3-segmented/by-key-stalls.txt.
 #pragma once
 
 #include "reducelab/block/block_reduce.cuh"
