@@ -143,7 +143,8 @@ Fatbin elf code:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary", nargs="?")
-    parser.add_argument("--min-blocks", type=int, help="the fewest blocks a kernel may be bound to; default: the smallest min_warps of by_key_shapes (tuning.hpp) x 32 / by_key_threads")
+    parser.add_argument("--min-blocks", type=int, help="the fewest blocks a kernel may be bound to; default: the "
+                        "smallest min_warps of by_key_shapes (tuning.hpp) x 32 / by_key_threads")
     parser.add_argument("--max-stack", type=int, default=16)
     parser.add_argument("--list", action="store_true", help="print every checked kernel")
     parser.add_argument("--self-test", action="store_true")
