@@ -128,6 +128,37 @@ TEST(SegmentedReport, PassAndMissWithTheAmount) {
   EXPECT_TRUE(contains(goals, "| `giant` | 2^24 | × CUB | ≥ 10× | 12.00× [11.50, 12.50] | PASS |")) << goals;
 }
 
+TEST(SegmentedReport, TargetNeedsIsTheShareOfPeakTheRatioAsksFor) {
+  // uniform:8: 50x CUB's 3200 µs over 268.8 MB at the fixture's 4800 GB/s peak: 64 µs, 87.5 % of peak.
+  const auto ratio = check_of(2, "× CUB", "segmented_reduce", "plus", "int32", "uniform:8");
+  ASSERT_TRUE(ratio.target_needs_pct);
+  EXPECT_NEAR(*ratio.target_needs_pct, 87.5, 1e-9);
+  // By key, runs of 8: 1.25x CUB's 48 µs over 165.12 MB: 89.58 % of peak.
+  const auto runs8 = check_of(3, "× CUB", "reduce_by_key", "plus", "int32", "uniform:8");
+  ASSERT_TRUE(runs8.target_needs_pct);
+  EXPECT_NEAR(*runs8.target_needs_pct, 1.25 * 165.12e6 / (4800e3 * 48.0) * 100.0, 1e-9);
+  // % of peak lines and lines without a timed CUB row have none.
+  EXPECT_FALSE(check_of(1, "% peak", "segmented_reduce", "plus", "int32", "uniform:8").target_needs_pct);
+  EXPECT_FALSE(check_of(2, "× CUB", "segmented_reduce", "affine_compose", "affine32", "uniform:1").target_needs_pct);
+  std::string goals = sr::render_goals_section(results());
+  EXPECT_TRUE(contains(goals, "| ≥ 50× | 40.00× [39.00, 41.00] | **MISS** by 10.00× | 87.5 % |")) << goals;
+  EXPECT_FALSE(contains(goals, "beyond the peak")) << goals;
+
+  // A faster CUB (2000 µs) puts 50x at 40 µs: 140 % of peak, which the line and the count say.
+  json faster = results();
+  for (auto& r : faster["rows"])
+    if (r["operation"] == "segmented_reduce" && r["layout"] == "uniform:8" &&
+        r["backend"] == "cub::DeviceSegmentedReduce::Reduce")
+      r["median_us"] = 2000.0;
+  goals = sr::render_goals_section(faster);
+  EXPECT_TRUE(contains(goals, "| **MISS** by 10.00× | 140.0 %: beyond the peak |")) << goals;
+  EXPECT_TRUE(contains(goals, "1 MISS line asks for more than the device's peak")) << goals;
+  // Without the device's peak there is nothing to say.
+  json no_peak = results();
+  no_peak["device"].erase("peak_gb_per_s");
+  for (const auto& k : sr::evaluate_goals(no_peak)) EXPECT_FALSE(k.target_needs_pct) << k.layout;
+}
+
 TEST(SegmentedReport, MissingRowsAreNoData) {
   const auto failed = check_of(1, "% peak", "segmented_reduce", "plus", "int32", "uniform:32");
   EXPECT_EQ(failed.verdict, sr::goal_verdict::no_data);

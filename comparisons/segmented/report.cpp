@@ -282,7 +282,13 @@ void judge_ratio(goal_check& k, const segmented_index& idx, const case_key& c) {
   }
   k.interval = interval_of(*mine);
   judge(k, *speedup_of(*mine, ref));
+  const auto bytes = number_at(*ref, "bytes_moved");
+  const auto peak = idx.peak();
+  if (bytes && *bytes > 0.0 && peak && *peak > 0.0)
+    k.target_needs_pct = k.target * *bytes / (*peak * 1e3 * median_of(*ref)) * 100.0;  // GB/s x 1e3 = bytes per µs
 }
+
+bool beyond_peak(const goal_check& k) { return k.target_needs_pct && *k.target_needs_pct > 100.0 + tolerance; }
 
 /// One NO DATA line for a goal-set case the run does not have at all.
 goal_check absent(int goal, const char* metric, const case_key& c, double target) {
@@ -408,6 +414,11 @@ std::string measured_text(const goal_check& k) {
   std::string s = format("%.2f×", *k.measured);
   if (k.interval) s += format(" [%.2f, %.2f]", k.interval->first, k.interval->second);
   return s;
+}
+
+std::string needs_text(const goal_check& k) {
+  if (!k.target_needs_pct) return dash;
+  return format("%.1f %%", *k.target_needs_pct) + (beyond_peak(k) ? ": beyond the peak" : "");
 }
 
 std::string counts_text(const std::vector<goal_check>& checks) {
@@ -726,15 +737,26 @@ std::string render_goals_section(const json& results) {
                            " of peak and ≥ 1.25× `" + cub_by_key + "` for runs of 8 and longer; ≥ 1.15× for runs "
                            "of length 1"}})
     << "\nA row that is missing, failed or untimed is NO DATA, never a pass. A MISS says by how much: points of % "
-       "of peak, or × below the target.\n\n**"
-    << counts_text(checks) << ".**\n\n";
+       "of peak, or × below the target. **Target needs** (× CUB lines): the % of the device's peak at which the "
+       "library would have to move the bytes counted above to meet the target, given CUB's median (target × bytes "
+       "moved / (peak × CUB µs)). Above 100 % the target asks for more than the device's peak: no implementation "
+       "that moves those bytes can meet it here.\n\n**"
+    << counts_text(checks) << ".**";
+  const auto beyond = std::count_if(checks.begin(), checks.end(), [](const goal_check& k) {
+    return k.verdict == goal_verdict::miss && beyond_peak(k);
+  });
+  if (beyond > 0)
+    s << " " << beyond << (beyond == 1 ? " MISS line asks" : " MISS lines ask")
+      << " for more than the device's peak (Target needs above 100 %).";
+  s << "\n\n";
   std::vector<std::vector<std::string>> body;
   for (const auto& k : checks)
     body.push_back({std::to_string(k.goal), k.operation, code(k.functor + "/" + k.type),
                     k.layout.empty() ? dash : code(k.layout), k.n ? size_label(k.n) : dash, cell(k.metric),
-                    target_text(k), measured_text(k), cell(verdict_text(k))});
-  s << md_table({"Goal", "Operation", "Functor/type", "Layout", "n", "Metric", "Target", "Measured", "Result"},
-                "lllllllrl", body)
+                    target_text(k), measured_text(k), cell(verdict_text(k)), needs_text(k)});
+  s << md_table({"Goal", "Operation", "Functor/type", "Layout", "n", "Metric", "Target", "Measured", "Result",
+                 "Target needs"},
+                "lllllllrlr", body)
     << "\n";
   return s.str();
 }

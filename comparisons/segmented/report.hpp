@@ -48,6 +48,10 @@ struct goal_check {
   std::optional<std::pair<double, double>> interval;  // × CUB: the 95 % interval compare wrote
   goal_verdict verdict = goal_verdict::no_data;
   double shortfall = 0;  // on a MISS: target - measured, in points of % or in ×
+  // × CUB: the % of the device's peak at which the library would have to move its bytes (bytes_moved) to meet the
+  // target against CUB's median: target × bytes_moved / (peak × CUB median) × 100. Above 100, no implementation
+  // that moves those bytes can meet the target on this device. Empty without a timed CUB row, bytes or a peak.
+  std::optional<double> target_needs_pct;
   std::string note;      // why there is no data or no baseline
 };
 
