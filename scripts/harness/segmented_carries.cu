@@ -13,7 +13,11 @@
 //   timed             the library's kernel (as at d31792d) with %globaltimer stamps per block: prints where the last
 //                     call's time went (entry, stretch found, walk done, carry published, done)
 //   scalar_reduce     reducelab::reduce over all 2^24 values (a streaming floor, not a segmented result)
-//   fold4x4           the pieces walk's block fold alone over equal contiguous shares, the library's grid
+//   wavesK            the library's kernel with K times its grid (K waves, K = 2, 4, 8, 16), stop 39
+//   fold4x4           the pieces walk's block fold alone over equal contiguous shares, the library's grid (fold8x4:
+//                     8 loads in flight)
+//   pf4x4aA           equal contiguous shares with a rolling cp.async.bulk.prefetch.L2 A batches ahead (a0: none),
+//                     stop 39 (results/NVIDIA_H200-segmented/waves-and-l2-prefetch.txt)
 //   striped8x4        the same bytes in 16 KiB chunks dealt round robin to the same grid
 //   tiles4x8          one block per 16 KiB chunk (as CUB's segmented kernel launches at length 4096)
 //   no_short          the library's kernel without the short-segment walk (pieces_short_average 0), and
@@ -376,12 +380,12 @@ struct previous_policy : seg::tuning::policy<256, 8, 2048, 4, 0> {
   static constexpr int pieces_loads_in_flight = 4;
   static constexpr int pieces_lone_loads_in_flight = 4;
 };
-template <class PolicyT>
+template <class PolicyT, int Waves = 1>
 void library_under(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
                    cudaStream_t stream) {
   constexpr auto kernel = &seg::kernels::merge_path_segments<PolicyT, seg::agent::element_map::contiguous, plus_int,
                                                              value_t, long long, long long>;
-  const long long grid = resident_grid<kernel>(PolicyT::block_threads);
+  const long long grid = resident_grid<kernel>(PolicyT::block_threads) * Waves;
   seg::kernels::segment_count count;
   count.host = S;
   kernel<<<static_cast<unsigned>(grid), PolicyT::block_threads, 0, stream>>>(
@@ -445,6 +449,60 @@ struct plus_word {
   }
   __host__ __device__ int operator()(int a, int b) const { return a + b; }
 };
+
+/// The same contiguous shares, with a rolling L2 prefetch: thread 0 asks the copy engine (cp.async.bulk.prefetch.L2,
+/// sm_90) for the block's batch AheadBatches ahead, so that the lanes' loads meet L2 instead of DRAM. No registers
+/// held for the bytes in flight.
+__device__ __forceinline__ void prefetch_l2(const void* at, unsigned bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(at), "r"(bytes) : "memory");
+}
+template <int InFlight, int MinBlocks, int AheadBatches>
+__global__ void __launch_bounds__(policy::block_threads, MinBlocks)
+    fold_prefetched(const int* __restrict__ in, long long n, int* out) {
+  __shared__ reducelab::block::reduce_storage<int, policy::block_threads> storage;
+  constexpr long long batch = policy::block_threads * InFlight;  // vectors per block per round
+  const long long vectors = n / 4;
+  const long long per = (vectors + gridDim.x - 1) / gridDim.x;
+  const long long first = blockIdx.x * per < vectors ? blockIdx.x * per : vectors;
+  const long long last = vectors - first > per ? first + per : vectors;
+  const uint4* v = reinterpret_cast<const uint4*>(in);
+  if (threadIdx.x == 0) {
+    for (int a = 0; a < AheadBatches; ++a) {
+      const long long at = first + a * batch;
+      if (at < last) prefetch_l2(v + at, static_cast<unsigned>(16 * (last - at < batch ? last - at : batch)));
+    }
+  }
+  int acc = 0;
+  long long i = first;
+  for (; i + batch <= last; i += batch) {
+    if (threadIdx.x == 0) {
+      const long long at = i + AheadBatches * batch;
+      if (at < last) prefetch_l2(v + at, static_cast<unsigned>(16 * (last - at < batch ? last - at : batch)));
+    }
+    uint4 r[InFlight];
+#pragma unroll
+    for (int j = 0; j < InFlight; ++j) r[j] = __ldg(v + i + j * policy::block_threads + threadIdx.x);
+#pragma unroll
+    for (int j = 0; j < InFlight; ++j) acc += static_cast<int>(r[j].x + r[j].y + r[j].z + r[j].w);
+  }
+  for (long long k = i + threadIdx.x; k < last; k += policy::block_threads) {
+    const uint4 r = __ldg(v + k);
+    acc += static_cast<int>(r.x + r.y + r.z + r.w);
+  }
+  const int total = reducelab::block::reduce_in_thread_order<policy::block_threads>(acc, plus_word{}, storage);
+  if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+
+template <int InFlight, int MinBlocks, int AheadBatches>
+void prefetch_probe(const value_t* values, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
+  const int* in = reinterpret_cast<const int*>(values);
+  const long long words = (1LL << 24) * static_cast<long long>(sizeof(value_t) / 4);
+  constexpr auto kernel = &fold_prefetched<InFlight, MinBlocks, AheadBatches>;
+  kernel<<<static_cast<unsigned>(resident_grid<kernel>(policy::block_threads)), policy::block_threads, 0, stream>>>(
+      in, words, reinterpret_cast<int*>(out));
+}
+
+
 
 /// The same fold with the chunks of 16 KiB dealt round robin (chunk c to block c % grid): the blocks sweep the input
 /// together, front to back, instead of each streaming its own share.
@@ -533,6 +591,10 @@ int main(int argc, char** argv) {
                                  {"cub_sum", cub_sum, true},
                                  {"fixup", old_join<true>, true},
                                  {"walk_only", old_join<false>, false},
+                                 {"waves2", library_under<policy, 2>, true},
+                                 {"waves4", library_under<policy, 4>, true},
+                                 {"waves8", library_under<policy, 8>, true},
+                                 {"waves16", library_under<policy, 16>, true},
                                  {"library_5_blocks", library_under<five_blocks_policy>, true},
                                  {"timed", timed, true},
                                  {"previous_policy", library_under<previous_policy>, true},
@@ -546,6 +608,12 @@ int main(int argc, char** argv) {
                                  {"thread_per_segment", thread_per_segment, true},
                                  {"scalar_reduce", scalar_reduce, false},
                                  {"fold4x4", fold_probe<4, 4>, false},
+                                 {"fold8x4", fold_probe<8, 4>, false},
+                                 {"pf4x4a0", prefetch_probe<4, 4, 0>, false},
+                                 {"pf4x4a1", prefetch_probe<4, 4, 1>, false},
+                                 {"pf4x4a2", prefetch_probe<4, 4, 2>, false},
+                                 {"pf4x4a4", prefetch_probe<4, 4, 4>, false},
+                                 {"pf4x4a8", prefetch_probe<4, 4, 8>, false},
                                  {"striped8x4", striped_probe<8, 4, 1>, false},
                                  {"tiles4x8", striped_probe<4, 8, 0>, false},
                                  {"dyn900x2", dynamic_tail<900, 2>, true},

@@ -32,7 +32,10 @@
 //                      1.10-1.13x / 1.11-1.13x on the giant layout, 1.15-1.17x / 1.14-1.15x on the mixed one, and
 //                      0.96x / 0.95x at length 1
 //   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows). More blocks than are
-//                      resident (several waves) was slower at every length: 2x cost up to 16 %, 4x up to 42 %
+//                      resident (several waves) was slower at every length: 2x cost up to 16 %, 4x up to 42 %.
+//                      Again at stop 39 with the stream walk, on the H200 (results/NVIDIA_H200-segmented/
+//                      waves-and-l2-prefetch.txt): 2 waves 1.00-1.22x the one-wave time, 4 waves 1.06-1.66x, 16 up
+//                      to 4.45x (each block pays the search's round trips and the look-back however short its stretch)
 //   pieces_min_average a block whose stretch averages at least this many elements per segment reduces it segment by
 //                      segment (agent/segment_pieces.cuh) instead of in merge-path tiles. 0 (pieces always): the pieces
 //                      walk beat the tiles at every uniform length measured, 1 to 2^20 (in order: 1.2x at length 1,
