@@ -38,21 +38,21 @@ long long num_segments(const offsets_t& o) { return static_cast<long long>(o.siz
 
 /// The warp search of segmented/warp/warp_merge_path.cuh with its 32 lanes played one after another; `rounds`, when
 /// given, counts its rounds (each one memory round trip on the device).
-seg::path_coord warp_search(long long diag, const offsets_t& o, int* rounds = nullptr) {
+seg::path_coord warp_search(long long diag, const offsets_t& o, int* rounds = nullptr, long long w = 1) {
   const ends_of ends{o.data()};
-  long long lo = seg::search_low(diag, num_elements(o));
-  long long hi = seg::search_high(diag, num_segments(o));
+  long long lo = seg::search_low(diag, num_elements(o), w);
+  long long hi = seg::search_high(diag, num_segments(o), w);
   int count = 0;
   if (hi - lo > 32) {  // the guided round: a spread candidate and a guided one per lane
     ++count;
-    const long long guess = seg::guess_segments(diag, num_segments(o), num_elements(o));
+    const long long guess = seg::guess_segments(diag, num_segments(o), num_elements(o), w);
     int trues[2] = {0, 0};
     bool prefix[2] = {true, true};
     for (int j = 0; j < 32; ++j) {
       const long long p[2] = {seg::probe_point(lo, hi, j), seg::guided_first(lo, hi, guess) + j};
       for (int k = 0; k < 2; ++k) {
         EXPECT_TRUE(p[k] >= lo && p[k] < hi) << "candidate " << k << " of lane " << j << " outside the window";
-        const bool holds = seg::end_comes_first(ends, p[k], diag);
+        const bool holds = seg::end_comes_first(ends, p[k], diag, w);
         EXPECT_TRUE(!holds || prefix[k]) << "the guided round's answers are not a prefix, lane " << j << ", set " << k;
         prefix[k] = prefix[k] && holds;
         trues[k] += holds ? 1 : 0;
@@ -65,7 +65,8 @@ seg::path_coord warp_search(long long diag, const offsets_t& o, int* rounds = nu
     int trues = 0;
     bool prefix = true;
     for (int j = 0; j < 32; ++j) {
-      const bool holds = seg::probe_valid(lo, hi, j) && seg::end_comes_first(ends, seg::probe_point(lo, hi, j), diag);
+      const bool holds =
+          seg::probe_valid(lo, hi, j) && seg::end_comes_first(ends, seg::probe_point(lo, hi, j), diag, w);
       EXPECT_TRUE(!holds || prefix) << "the probes' answers are not a prefix at lane " << j;
       prefix = prefix && holds;
       trues += holds ? 1 : 0;
@@ -73,11 +74,33 @@ seg::path_coord warp_search(long long diag, const offsets_t& o, int* rounds = nu
     if (seg::narrow(lo, hi, trues)) break;
   }
   if (rounds != nullptr) *rounds = count;
-  return {lo, diag - lo};
+  return seg::coord_at(diag, lo, ends, num_segments(o), w);
 }
 
-seg::path_coord search(long long diag, const offsets_t& o) {
-  return seg::merge_path_search(diag, ends_of{o.data()}, num_segments(o), num_elements(o));
+seg::path_coord search(long long diag, const offsets_t& o, long long w = 1) {
+  return seg::merge_path_search(diag, ends_of{o.data()}, num_segments(o), num_elements(o), w);
+}
+
+/// The coordinate of diagonal `diag` on the path with ends of weight w, step by step: the last point whose cost
+/// (elements + w x ends) is at most diag.
+seg::path_coord walk_to(long long diag, const offsets_t& o, long long w) {
+  const ends_of ends{o.data()};
+  const long long S = num_segments(o), E = num_elements(o);
+  long long x = 0, y = 0, cost = 0;
+  for (;;) {
+    if (x < S && ends(x) <= y) {
+      if (cost + w > diag) break;
+      cost += w;
+      ++x;
+    } else if (y < E) {
+      if (cost + 1 > diag) break;
+      cost += 1;
+      ++y;
+    } else {
+      break;
+    }
+  }
+  return {x, y};
 }
 
 /// x -> a*x + b over uint32, composed left to right: exact and not commutative.
@@ -223,7 +246,7 @@ affine look_back(const std::vector<cpu_slot>& aggregates, const std::vector<cpu_
 /// The whole launch on the CPU: every block's walk and published carry, then the look-backs of the blocks that end a
 /// segment begun earlier.
 std::vector<affine> emulate(const std::vector<affine>& in, const offsets_t& o, long long grid, shape sh,
-                            std::vector<int>* writes_out = nullptr) {
+                            std::vector<int>* writes_out = nullptr, long long w = 1) {
   const long long S = num_segments(o), E = num_elements(o);
   std::vector<affine> out(static_cast<std::size_t>(S), affine{0xdeadu, 0xbeefu});
   std::vector<int> writes(static_cast<std::size_t>(S), 0);
@@ -238,11 +261,11 @@ std::vector<affine> emulate(const std::vector<affine>& in, const offsets_t& o, l
   };
   for (long long b = 0; b < grid; ++b) {
     const std::size_t i = static_cast<std::size_t>(b);
-    const seg::diagonal_range r = seg::block_diagonals(b, grid, S + E, tile_steps);
+    const seg::diagonal_range r = seg::block_diagonals(b, grid, seg::path_cost(S, E, w), tile_steps);
     if (r.first == r.last) continue;  // past the end: publishes nothing
     walked[i] = true;
-    from[i] = warp_search(r.first, o);
-    to[i] = warp_search(r.last, o);
+    from[i] = warp_search(r.first, o, nullptr, w);
+    to[i] = warp_search(r.last, o, nullptr, w);
     carry[i] = walk_block(in, o, from[i], to[i], out, writes, sh);
     // As the device publishes: a prefix where the segment starts, an aggregate where the block passes through.
     if (seg::passes_through(from[i], to[i], first_start(b))) {
@@ -271,8 +294,8 @@ offsets_t offsets_of(const std::vector<long long>& lengths, long long origin = 0
 
 /// Walk every block's stretch step by step and check that each element and each segment end is visited exactly once,
 /// that stretches are contiguous, and that the two searches agree.
-void expect_blocks_cover_path(const offsets_t& o, long long grid, long long min_steps) {
-  const long long S = num_segments(o), E = num_elements(o), total = S + E;
+void expect_blocks_cover_path(const offsets_t& o, long long grid, long long min_steps, long long w = 1) {
+  const long long S = num_segments(o), E = num_elements(o), total = seg::path_cost(S, E, w);
   const ends_of ends{o.data()};
   std::vector<int> element_seen(static_cast<std::size_t>(E), 0), end_seen(static_cast<std::size_t>(S), 0);
   long long expected_first = 0;
@@ -281,12 +304,16 @@ void expect_blocks_cover_path(const offsets_t& o, long long grid, long long min_
     ASSERT_EQ(r.first, expected_first) << "block " << b << " does not start where the previous one ended";
     ASSERT_LE(r.first, r.last);
     expected_first = r.last;
-    const seg::path_coord from = search(r.first, o), to = search(r.last, o);
-    const seg::path_coord wf = warp_search(r.first, o), wt = warp_search(r.last, o);
+    const seg::path_coord from = search(r.first, o, w), to = search(r.last, o, w);
+    const seg::path_coord wf = warp_search(r.first, o, nullptr, w), wt = warp_search(r.last, o, nullptr, w);
     ASSERT_EQ(from.segment, wf.segment) << "warp search, diagonal " << r.first;
+    ASSERT_EQ(from.element, wf.element) << "warp search, diagonal " << r.first;
     ASSERT_EQ(to.segment, wt.segment) << "warp search, diagonal " << r.last;
+    ASSERT_EQ(to.element, wt.element) << "warp search, diagonal " << r.last;
     long long x = from.segment, y = from.element;
-    for (long long d = r.first; d < r.last; ++d) {
+    // Step from `from` until `to`: unweighted, one step per diagonal; weighted, until the coordinates meet.
+    for (long long d = r.first; w == 1 ? d < r.last : (x < to.segment || y < to.element); ++d) {
+      ASSERT_TRUE(x <= to.segment && y <= to.element) << "block " << b << " walks past its end";
       if (x < S && ends(x) <= y) {
         ++end_seen[x];
         ++x;
@@ -304,10 +331,10 @@ void expect_blocks_cover_path(const offsets_t& o, long long grid, long long min_
   for (long long s = 0; s < S; ++s) ASSERT_EQ(end_seen[s], 1) << "end of segment " << s;
 }
 
-void expect_emulation_exact(const offsets_t& o, long long grid, shape sh, std::uint64_t seed) {
+void expect_emulation_exact(const offsets_t& o, long long grid, shape sh, std::uint64_t seed, long long w = 1) {
   const std::vector<affine> in = random_values(static_cast<std::size_t>(o.back()), seed);
   std::vector<int> writes;
-  const std::vector<affine> got = emulate(in, o, grid, sh, &writes);
+  const std::vector<affine> got = emulate(in, o, grid, sh, &writes, w);
   const std::vector<affine> want = reference(in, o);
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t s = 0; s < want.size(); ++s) {
@@ -560,4 +587,113 @@ TEST(SegmentedPartition, EmulatedUniformLengthsAndNinetyPercentEmpty) {
   for (auto& l : mostly_empty) l = rng() % 10 == 0 ? static_cast<long long>(rng() % 20) : 0;
   expect_emulation_exact(offsets_of(mostly_empty), 37, sh, 9);
   expect_emulation_exact(offsets_of({50'000}), 100, sh, 11);  // one segment over every block
+}
+
+// --- Weighted ends (segmented/merge_path.cuh): an end weighs w elements when the path is cut into shares ----------
+
+TEST(SegmentedPartition, WeightedEndsSearchIsTheStepwiseWalk) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 30; ++round) {
+    const std::size_t count = 1 + rng() % 200;
+    const long long max_len = std::vector<long long>{0, 1, 3, 8, 40, 300}[round % 6];
+    std::vector<long long> lengths = random_lengths(count, max_len, 500 + round);
+    if (round % 4 == 0) lengths[rng() % count] = 3000;
+    const offsets_t o = offsets_of(lengths, round % 3);
+    for (long long w : {1LL, 2LL, 3LL, 5LL}) {
+      const long long total = seg::path_cost(num_segments(o), num_elements(o), w);
+      seg::path_coord previous{0, 0};
+      for (long long d = 0; d <= total; ++d) {
+        const seg::path_coord want = walk_to(d, o, w), got = search(d, o, w), warp = warp_search(d, o, nullptr, w);
+        ASSERT_EQ(got.segment, want.segment) << "round " << round << ", w " << w << ", diagonal " << d;
+        ASSERT_EQ(got.element, want.element) << "round " << round << ", w " << w << ", diagonal " << d;
+        ASSERT_EQ(warp.segment, want.segment) << "warp search, w " << w << ", diagonal " << d;
+        ASSERT_EQ(warp.element, want.element) << "warp search, w " << w << ", diagonal " << d;
+        ASSERT_TRUE(got.segment >= previous.segment && got.element >= previous.element) << "not monotone at " << d;
+        previous = got;
+      }
+      EXPECT_EQ(previous.segment, num_segments(o));  // the whole path's cost reaches its end
+      EXPECT_EQ(previous.element, num_elements(o));
+    }
+  }
+}
+
+TEST(SegmentedPartition, WeightedEndsBlocksCoverEveryStepOnce) {
+  std::mt19937_64 rng(12);
+  for (int round = 0; round < 30; ++round) {
+    const std::size_t count = 1 + rng() % 400;
+    const long long max_len = std::vector<long long>{0, 1, 3, 8, 40, 1000}[round % 6];
+    const offsets_t o = offsets_of(random_lengths(count, max_len, 900 + round), static_cast<long long>(rng() % 5));
+    for (long long w : {2LL, 3LL, 4LL})
+      for (long long grid : {1LL, 7LL, 64LL}) {
+        SCOPED_TRACE("round " + std::to_string(round) + ", w " + std::to_string(w) + ", grid " + std::to_string(grid));
+        expect_blocks_cover_path(o, grid, 16, w);
+      }
+  }
+  std::vector<long long> lengths = random_lengths(3000, 2, 5);
+  lengths.insert(lengths.begin() + 1234, 100'000);
+  expect_blocks_cover_path(offsets_of(lengths), 300, 16, 3);
+}
+
+TEST(SegmentedPartition, WeightedEndsGiveBlocksOfTinySegmentsFewerElements) {
+  // Half the elements in one segment, the rest in segments of 8 (the giant layout): unweighted, every block walks the
+  // same number of steps, and a block of tiny segments consumes 8 elements per 9 steps; with ends of weight 3, 8 per
+  // 11, while a block inside the giant still consumes one per unit of cost.
+  offsets_t o{0, 1LL << 17};
+  for (int s = 0; s < (1 << 14); ++s) o.push_back(o.back() + 8);
+  const long long grid = 100;
+  for (long long w : {1LL, 3LL}) {
+    const long long total = seg::path_cost(num_segments(o), num_elements(o), w);
+    long long giant_elements = 0, tiny_elements = 0, giant_blocks = 0, tiny_blocks = 0;
+    for (long long b = 0; b < grid; ++b) {
+      const seg::diagonal_range r = seg::block_diagonals(b, grid, total, 16);
+      const seg::path_coord from = search(r.first, o, w), to = search(r.last, o, w);
+      if (to.segment == 0) {
+        giant_elements += to.element - from.element;
+        ++giant_blocks;
+      } else if (from.segment >= 1) {
+        tiny_elements += to.element - from.element;
+        ++tiny_blocks;
+      }
+    }
+    ASSERT_GT(giant_blocks, 0);
+    ASSERT_GT(tiny_blocks, 0);
+    const double ratio = (static_cast<double>(tiny_elements) / static_cast<double>(tiny_blocks)) /
+                         (static_cast<double>(giant_elements) / static_cast<double>(giant_blocks));
+    EXPECT_NEAR(ratio, 8.0 / (8.0 + static_cast<double>(w)), 0.01) << "w " << w;
+  }
+}
+
+TEST(SegmentedPartition, WeightedUniformLengthsAreFoundInOneRound) {
+  for (const long long w : {2LL, 3LL})
+    for (const long long length : {0LL, 1LL, 8LL, 256LL, 4096LL}) {
+      const long long segments = length == 0 ? 100000 : (1LL << 22) / length;
+      offsets_t o(static_cast<std::size_t>(segments + 1));
+      for (long long s = 0; s <= segments; ++s) o[static_cast<std::size_t>(s)] = 7 + s * length;
+      const long long total = seg::path_cost(num_segments(o), num_elements(o), w);
+      int most = 0;
+      for (long long b = 0; b <= 528; ++b) {
+        const long long d = seg::block_diagonals(b, 528, total, 2048).first;
+        int rounds = 0;
+        const seg::path_coord got = warp_search(d, o, &rounds, w);
+        ASSERT_EQ(got.segment, search(d, o, w).segment) << "length " << length << ", diagonal " << d;
+        most = std::max(most, rounds);
+      }
+      EXPECT_LE(most, 1) << "w " << w << ", uniform length " << length << ": " << most << " rounds";
+    }
+}
+
+TEST(SegmentedPartition, WeightedEmulatedLaunchIsInOrder) {
+  const shape small{4, 3, 9};
+  std::mt19937_64 rng(13);
+  for (int round = 0; round < 40; ++round) {
+    const std::size_t count = 1 + rng() % 300;
+    const long long max_len = std::vector<long long>{0, 1, 3, 8, 30, 200}[round % 6];
+    std::vector<long long> lengths = random_lengths(count, max_len, 700 + round);
+    if (round % 5 == 0) lengths[rng() % count] = 5000;
+    const offsets_t o = offsets_of(lengths, round % 3);
+    for (long long grid : {1LL, 16LL, 200LL}) {
+      SCOPED_TRACE("round " + std::to_string(round) + ", grid " + std::to_string(grid));
+      expect_emulation_exact(o, grid, small, round, 3);
+    }
+  }
 }

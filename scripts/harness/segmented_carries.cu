@@ -13,6 +13,7 @@
 //   timed             the library's kernel (as at d31792d) with %globaltimer stamps per block: prints where the last
 //                     call's time went (entry, stretch found, walk done, carry published, done)
 //   scalar_reduce     reducelab::reduce over all 2^24 values (a streaming floor, not a segmented result)
+//   weightW           the library's kernel with segment ends of weight W on the path (W = 2, 3, 4, 6, 8, 12), stop 39
 //   wavesK            the library's kernel with K times its grid (K waves, K = 2, 4, 8, 16), stop 39
 //   fold4x4           the pieces walk's block fold alone over equal contiguous shares, the library's grid (fold8x4:
 //                     8 loads in flight)
@@ -393,6 +394,12 @@ void library_under(const value_t* in, const long long* offsets, long long S, val
       seg::grid::carry_slots<value_t>::carve(workspace, grid, reducelab::detail::next_epoch()), plus_int{});
 }
 
+/// The library's policy with segment ends of weight W on the path (segmented/merge_path.cuh: weighted ends).
+template <long long W>
+struct weighted_policy : policy {
+  static constexpr long long end_step_weight = W;
+};
+
 /// The short-segment walk (segment_pieces.cuh, reduce_short_pieces) under other knobs: below which average it runs
 /// (0: never, the one-lane groups of the pieces walk instead), pieces per lane per round, elements per piece at once.
 template <int ShortAverage, int Batch, int Unroll>
@@ -574,7 +581,8 @@ std::vector<long long> offsets_for(long long length, long long n) {
 
 int main(int argc, char** argv) {
   using namespace harness;
-  const long long n = 1LL << 24;
+  // HARNESS_LOG2N=26: 2^26 values for the library's rows (the streaming floors and scalar_reduce stay at 2^24).
+  const long long n = 1LL << (std::getenv("HARNESS_LOG2N") ? std::atoi(std::getenv("HARNESS_LOG2N")) : 24);
   const int samples = argc > 2 ? std::atoi(argv[2]) : 7;
   std::vector<long long> lengths = {1, 8, 32, 256, 1000, 4096, 65536, 1 << 20, -1, -2};
   if (argc > 1 && std::strcmp(argv[1], "all") != 0) {
@@ -591,6 +599,12 @@ int main(int argc, char** argv) {
                                  {"cub_sum", cub_sum, true},
                                  {"fixup", old_join<true>, true},
                                  {"walk_only", old_join<false>, false},
+                                 {"weight2", library_under<weighted_policy<2>>, true},
+                                 {"weight3", library_under<weighted_policy<3>>, true},
+                                 {"weight4", library_under<weighted_policy<4>>, true},
+                                 {"weight6", library_under<weighted_policy<6>>, true},
+                                 {"weight8", library_under<weighted_policy<8>>, true},
+                                 {"weight12", library_under<weighted_policy<12>>, true},
                                  {"waves2", library_under<policy, 2>, true},
                                  {"waves4", library_under<policy, 4>, true},
                                  {"waves8", library_under<policy, 8>, true},

@@ -9,6 +9,14 @@
 // segment + element == d. Splitting the path into equal runs of diagonals gives every block the same work whatever the
 // segment lengths: a block of a million empty segments and a block inside one giant segment walk the same number of
 // steps. The coordinate of a diagonal is found by a binary search over the ends alone (merge_path_search).
+//
+// Weighted ends. A step is an element or an end, but an end costs the walk more than an element: it reads an offset
+// and writes an output (12 bytes against 4 for int32 values), and closes a piece. So the blocks' shares are cut by
+// cost instead: an end weighs `end_weight` (w) elements, a coordinate (x, y) costs y + w x, and diagonal d is the last
+// point of the path whose cost is at most d: x = the ends whose step is over by d (end(x') + w (x' + 1) <= d), y =
+// d - w x, but never past the end of segment x (a diagonal that falls inside an end's step stops before it). With
+// w = 1 this is the unweighted path above. Uniform segment lengths split the same way for any w; skewed layouts
+// (one giant segment among a million tiny ones) give the blocks of tiny segments fewer elements.
 #pragma once
 
 #include <cuda/std/type_traits>
@@ -43,37 +51,60 @@ __host__ __device__ constexpr diagonal_range block_diagonals(long long block, lo
   return {first, last};
 }
 
-/// Whether, at diagonal `diag`, the path has passed the end of segment x before element diag - x - 1: the predicate
-/// the searches bisect (true for every x below the answer, false from it on; ends must not decrease).
+/// The cost of a whole path: E elements and S ends of weight w.
+__host__ __device__ constexpr long long path_cost(long long num_segments, long long num_elements,
+                                                  long long end_weight = 1) {
+  return num_elements + end_weight * num_segments;
+}
+
+/// Whether, at diagonal `diag`, the step of segment x's end is over (end(x) + w (x + 1) <= diag; with w = 1: the end
+/// comes before element diag - x - 1): the predicate the searches bisect (true for every x below the answer, false
+/// from it on; ends must not decrease).
 template <class EndsFnT>
-__host__ __device__ __forceinline__ bool end_comes_first(const EndsFnT& ends, long long x, long long diag) {
-  return static_cast<long long>(ends(x)) <= diag - x - 1;
+__host__ __device__ __forceinline__ bool end_comes_first(const EndsFnT& ends, long long x, long long diag,
+                                                         long long end_weight = 1) {
+  return static_cast<long long>(ends(x)) <= diag - end_weight * (x + 1);
 }
 
-/// The first and one-past-last candidates for the ends passed at diagonal `diag`.
-__host__ __device__ constexpr long long search_low(long long diag, long long num_elements) {
-  return diag - num_elements > 0 ? diag - num_elements : 0;
+/// The first and one-past-last candidates for the ends passed at diagonal `diag`: every x with
+/// E + w (x + 1) <= diag has passed, none with w (x + 1) > diag.
+__host__ __device__ constexpr long long search_low(long long diag, long long num_elements, long long end_weight = 1) {
+  return diag - num_elements > 0 ? (diag - num_elements) / end_weight : 0;
 }
-__host__ __device__ constexpr long long search_high(long long diag, long long num_segments) {
-  return diag < num_segments ? diag : num_segments;
+__host__ __device__ constexpr long long search_high(long long diag, long long num_segments, long long end_weight = 1) {
+  return diag / end_weight < num_segments ? diag / end_weight : num_segments;
 }
 
-/// The coordinate of diagonal `diag` (0 <= diag <= num_segments + num_elements). ends(x) is the end of segment x
-/// (relative to the first segment's start), non-decreasing in x.
+/// The coordinate of diagonal `diag` once its segment (the ends passed) is known: diag - w x elements, but not past
+/// the end of segment x, which only a weight above 1 can reach (then one more read of the ends, which the search has
+/// just probed around).
+template <class EndsFnT>
+__host__ __device__ __forceinline__ path_coord coord_at(long long diag, long long x, const EndsFnT& ends,
+                                                        long long num_segments, long long end_weight = 1) {
+  long long element = diag - end_weight * x;
+  if (end_weight > 1 && x < num_segments) {
+    const long long end = static_cast<long long>(ends(x));
+    element = element < end ? element : end;
+  }
+  return {x, element};
+}
+
+/// The coordinate of diagonal `diag` (0 <= diag <= path_cost(S, E, w)). ends(x) is the end of segment x (relative to
+/// the first segment's start), non-decreasing in x.
 template <class EndsFnT>
 __host__ __device__ path_coord merge_path_search(long long diag, const EndsFnT& ends, long long num_segments,
-                                                 long long num_elements) {
-  long long lo = search_low(diag, num_elements);
-  long long hi = search_high(diag, num_segments);
+                                                 long long num_elements, long long end_weight = 1) {
+  long long lo = search_low(diag, num_elements, end_weight);
+  long long hi = search_high(diag, num_segments, end_weight);
   while (lo < hi) {
     const long long mid = lo + (hi - lo) / 2;
-    if (end_comes_first(ends, mid, diag)) {
+    if (end_comes_first(ends, mid, diag, end_weight)) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  return {lo, diag - lo};
+  return coord_at(diag, lo, ends, num_segments, end_weight);
 }
 
 // A warp searches 32 candidates per round instead of one (a round is one memory latency when the ends are in global
@@ -113,11 +144,12 @@ __host__ __device__ constexpr bool narrow(long long& lo, long long& hi, int true
 // exact to one candidate, so one round finds the answer instead of two to five. When the guess is wrong the spread
 // probes narrow the window as they always did: never a round more.
 
-/// The answer to expect at `diag` if all num_segments segments had the same length: diag * S / (S + E), clamped to the
-/// window. Any value is correct (it only places probes); this one is exact to one for uniform lengths.
-__host__ __device__ inline long long guess_segments(long long diag, long long num_segments, long long num_elements) {
-  const long long lo = search_low(diag, num_elements), hi = search_high(diag, num_segments);
-  const long long total = num_segments + num_elements;
+/// The answer to expect at `diag` if all num_segments segments had the same length: diag * S / (w S + E), clamped to
+/// the window. Any value is correct (it only places probes); this one is exact to one for uniform lengths.
+__host__ __device__ inline long long guess_segments(long long diag, long long num_segments, long long num_elements,
+                                                    long long end_weight = 1) {
+  const long long lo = search_low(diag, num_elements, end_weight), hi = search_high(diag, num_segments, end_weight);
+  const long long total = path_cost(num_segments, num_elements, end_weight);
   long long g = total > 0 ? static_cast<long long>(static_cast<double>(diag) * static_cast<double>(num_segments) /
                                                    static_cast<double>(total))
                           : 0;

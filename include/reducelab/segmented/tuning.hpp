@@ -83,6 +83,17 @@
 //                      1.05x slower at 256 (int32 and double); 1024 missed length 1000. Room for 512 pieces, so that
 //                      stretches of 128- to 256-element segments stream too (from an average of 128 or 256): no gain
 //                      at any length, 1.03x slower at 256 from 128 (stream-pieces.txt, call 5)
+//   end_step_weight    how many elements a segment end weighs when the path is cut into the blocks' stretches
+//                      (segmented/merge_path.cuh, weighted ends): a block of tiny segments reads an offset and writes
+//                      an output per end and walks in tiles, so an unweighted cut (1) gives it the same steps as a
+//                      block streaming a long segment and it finishes last. Uniform layouts cut the same way for any
+//                      weight. Stop 39, same run, scripts/harness/segmented_carries.cu (plus, two rounds; results/
+//                      NVIDIA_H100_80GB_HBM3-segmented/weighted-ends.txt), time against weight 1 on the giant
+//                      layout (half the values in one segment, the rest in segments of 8), H100 / H200, 2^26:
+//                      int32 weight 4 0.96x / 0.93x, 8 0.93x / 0.89x, 12 0.91x / 0.86x; double weight 4 0.97x /
+//                      0.97x, 6 0.96x / 0.96x, 8 0.96x / 0.95x, but 12 1.06x / 1.12x (the giant's blocks then take
+//                      too much of it). The mixed layout (lengths 0 to 3000): 0.97-1.01x. Uniform lengths 8 to 4096:
+//                      within 1 %. So 8 for 4-byte values and 6 for 8-byte ones; other sizes, unmeasured, stay at 1
 //   stream_loads_in_flight  16-byte loads per lane of the stream walk before it folds any: 4. int32 with 6 was the
 //                      same within 1 %, with 8 the kernel spilled 44 bytes and was 3-10 % slower than the pieces walk;
 //                      double with 2 was 1.03-1.13x slower than with 4 (stream-pieces.txt, call 1)
@@ -128,6 +139,7 @@ struct policy {
   static constexpr int pieces_short_unroll = 1;
   static constexpr long long stream_min_average = 512;
   static constexpr int stream_loads_in_flight = 4;
+  static constexpr long long end_step_weight = 1;
 };
 
 /// Items per thread by value size: a tile stages tile_steps values plus tile_steps + 1 eight-byte segment ends, so
@@ -145,6 +157,10 @@ constexpr int default_short_unroll(std::size_t value_bytes) {
 }
 constexpr int default_short_average(std::size_t value_bytes) { return value_bytes <= 4 ? 7 : 4; }
 inline constexpr int default_short_batch = 2;
+/// end_step_weight by value size (see its line above): measured for 4- and 8-byte values; others stay unweighted.
+constexpr long long default_end_weight(std::size_t value_bytes) {
+  return value_bytes == 4 ? 8 : value_bytes == 8 ? 6 : 1;
+}
 
 template <std::size_t ValueBytes>
 struct default_policy : policy<256, default_items_per_thread(ValueBytes), 256 * default_items_per_thread(ValueBytes),
@@ -152,6 +168,7 @@ struct default_policy : policy<256, default_items_per_thread(ValueBytes), 256 * 
   static constexpr int pieces_short_average = default_short_average(ValueBytes);
   static constexpr int pieces_short_batch = default_short_batch;
   static constexpr int pieces_short_unroll = default_short_unroll(ValueBytes);
+  static constexpr long long end_step_weight = default_end_weight(ValueBytes);
 };
 
 /// 4-byte values, the measured ones (see long_run_items and the pieces_* lines above).
@@ -163,6 +180,7 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
   static constexpr int pieces_short_average = default_short_average(4);
   static constexpr int pieces_short_batch = default_short_batch;
   static constexpr int pieces_short_unroll = default_short_unroll(4);
+  static constexpr long long end_step_weight = default_end_weight(4);
 };
 
 // reduce_by_key's one-pass kernel (kernels/reduce_runs.cuh): a block of by_key_threads threads takes a tile of

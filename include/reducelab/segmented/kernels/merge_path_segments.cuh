@@ -43,14 +43,15 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
   const long long last = src.num_segments > 0 ? static_cast<long long>(offsets[src.num_segments]) : 0;
   src.num_elements = last > src.origin ? last - src.origin : 0;  // decreasing offsets are outside the contract
 
-  const long long total = src.num_segments + src.num_elements;
+  constexpr long long end_weight = PolicyT::end_step_weight;
+  const long long total = path_cost(src.num_segments, src.num_elements, end_weight);
   const diagonal_range range = block_diagonals(blockIdx.x, gridDim.x, total, PolicyT::tile_steps);
   if (range.first == range.last) return;  // past the end of the path: no block after it looks back at it
   const int warp_id = threadIdx.x / 32;
   if (warp_id < 2) {  // two warps find the stretch's two ends at once
     const path_coord c = warp::merge_path_search(
         warp_id == 0 ? range.first : range.last, [src](long long x) { return src.end(x); }, src.num_segments,
-        src.num_elements);
+        src.num_elements, end_weight);
     if (threadIdx.x % 32 == 0) stretch[warp_id] = c;
   }
   __syncthreads();
