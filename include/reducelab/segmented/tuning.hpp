@@ -93,7 +93,13 @@
 //                      int32 weight 4 0.96x / 0.93x, 8 0.93x / 0.89x, 12 0.91x / 0.86x; double weight 4 0.97x /
 //                      0.97x, 6 0.96x / 0.96x, 8 0.96x / 0.95x, but 12 1.06x / 1.12x (the giant's blocks then take
 //                      too much of it). The mixed layout (lengths 0 to 3000): 0.97-1.01x. Uniform lengths 8 to 4096:
-//                      within 1 %. So 8 for 4-byte values and 6 for 8-byte ones; other sizes, unmeasured, stay at 1
+//                      within 1 %. So 8 for 4-byte values and 6 for 8-byte ones; other sizes, unmeasured, stay at 1.
+//                      The kernel weighs ends only where long stretches stream (kernels/merge_path_segments.cuh):
+//                      affine_compose, which walks them piece by piece, took 1.06x as long on the giant layout at
+//                      2^24. In the library's compare, same run on the H100 (weighted-ends-compare-ab.txt): giant at
+//                      2^24 (tiny segments of 8) 1.05-1.08x faster for 4-byte values and 1.02x for doubles, empty90
+//                      1.00-1.08x; giant at 2^26, whose tiny segments hold 32, 0.99x for plus over 4-byte values
+//                      (a block of 32-element segments costs about what a streaming block does), 1.01x for doubles
 //   stream_loads_in_flight  16-byte loads per lane of the stream walk before it folds any: 4. int32 with 6 was the
 //                      same within 1 %, with 8 the kernel spilled 44 bytes and was 3-10 % slower than the pieces walk;
 //                      double with 2 was 1.03-1.13x slower than with 4 (stream-pieces.txt, call 1)
