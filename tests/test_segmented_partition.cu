@@ -351,6 +351,17 @@ std::vector<long long> random_lengths(std::size_t count, long long max_len, std:
   return l;
 }
 
+/// A random layout for round `round`: 1..max_count segments of random lengths up to max_lens[round % size] (drawn
+/// with `seed`), one of them `giant` long every giant_every rounds, starting at offset round % 3.
+offsets_t random_layout(std::mt19937_64& rng, int round, std::size_t max_count, const std::vector<long long>& max_lens,
+                        std::uint64_t seed, int giant_every, long long giant) {
+  const std::size_t count = 1 + rng() % max_count;
+  const long long max_len = max_lens[static_cast<std::size_t>(round) % max_lens.size()];
+  std::vector<long long> lengths = random_lengths(count, max_len, seed);
+  if (round % giant_every == 0) lengths[rng() % count] = giant;
+  return offsets_of(lengths, round % 3);
+}
+
 }  // namespace partition_test
 using namespace partition_test;
 
@@ -563,11 +574,8 @@ TEST(SegmentedPartition, EmulatedLaunchIsInOrderOnEveryLayout) {
   const shape small{4, 3, 9};
   std::mt19937_64 rng(7);
   for (int round = 0; round < 80; ++round) {
-    const std::size_t count = 1 + rng() % 300;
-    const long long max_len = std::vector<long long>{0, 1, 3, 8, 30, 200}[round % 6];
-    std::vector<long long> lengths = random_lengths(count, max_len, 100 + round);
-    if (round % 5 == 0) lengths[rng() % count] = 5000;  // a giant among tiny ones
-    const offsets_t o = offsets_of(lengths, round % 3);
+    // a giant among tiny ones every fifth round
+    const offsets_t o = random_layout(rng, round, 300, {0, 1, 3, 8, 30, 200}, 100 + round, 5, 5000);
     for (long long grid : {1LL, 3LL, 16LL, 200LL}) {
       SCOPED_TRACE("round " + std::to_string(round) + ", grid " + std::to_string(grid));
       expect_emulation_exact(o, grid, small, round);
@@ -594,11 +602,7 @@ TEST(SegmentedPartition, EmulatedUniformLengthsAndNinetyPercentEmpty) {
 TEST(SegmentedPartition, WeightedEndsSearchIsTheStepwiseWalk) {
   std::mt19937_64 rng(11);
   for (int round = 0; round < 30; ++round) {
-    const std::size_t count = 1 + rng() % 200;
-    const long long max_len = std::vector<long long>{0, 1, 3, 8, 40, 300}[round % 6];
-    std::vector<long long> lengths = random_lengths(count, max_len, 500 + round);
-    if (round % 4 == 0) lengths[rng() % count] = 3000;
-    const offsets_t o = offsets_of(lengths, round % 3);
+    const offsets_t o = random_layout(rng, round, 200, {0, 1, 3, 8, 40, 300}, 500 + round, 4, 3000);
     for (long long w : {1LL, 2LL, 3LL, 5LL}) {
       const long long total = seg::path_cost(num_segments(o), num_elements(o), w);
       seg::path_coord previous{0, 0};
@@ -686,11 +690,7 @@ TEST(SegmentedPartition, WeightedEmulatedLaunchIsInOrder) {
   const shape small{4, 3, 9};
   std::mt19937_64 rng(13);
   for (int round = 0; round < 40; ++round) {
-    const std::size_t count = 1 + rng() % 300;
-    const long long max_len = std::vector<long long>{0, 1, 3, 8, 30, 200}[round % 6];
-    std::vector<long long> lengths = random_lengths(count, max_len, 700 + round);
-    if (round % 5 == 0) lengths[rng() % count] = 5000;
-    const offsets_t o = offsets_of(lengths, round % 3);
+    const offsets_t o = random_layout(rng, round, 300, {0, 1, 3, 8, 30, 200}, 700 + round, 5, 5000);
     for (long long grid : {1LL, 16LL, 200LL}) {
       SCOPED_TRACE("round " + std::to_string(round) + ", grid " + std::to_string(grid));
       expect_emulation_exact(o, grid, small, round, 3);
