@@ -46,6 +46,7 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
   // Ends weigh end_step_weight (segmented/tuning.hpp) only where a long stretch streams (stream_pieces.cuh): a
   // functor or layout that walks long segments piece by piece spends more per element there, and weighting the
   // ends hands those blocks more of them (affine_compose's giant layout took 1.06x as long at 2^24 on the H100).
+  static_assert(PolicyT::end_step_weight >= 1, "segmented policy: end_step_weight must be at least 1");
   constexpr long long end_weight = agent::streamable<Map, T, OpT> ? PolicyT::end_step_weight : 1;
   const long long total = path_cost(src.num_segments, src.num_elements, end_weight);
   const diagonal_range range = block_diagonals(blockIdx.x, gridDim.x, total, PolicyT::tile_steps);
