@@ -7,6 +7,10 @@
 //   cub          cub::DeviceReduce::ReduceByKey (its temporary storage allocated once, outside the timing)
 //   one_pass_TxI the one-pass kernel with T threads of I items (workspace from the stream's pool at each call, as
 //                the library does)
+//   warp_WxI     a warp per tile of 32 x I items, W warps a block, each lane's items read in 16-byte loads
+//                (by_key_warp_tiles.cuh; rejected at stop 40: results/NVIDIA_H100_80GB_HBM3-segmented/
+//                by-key-warp-tiles.txt)
+//   rows_WxG     the same with coalesced loads: G rows of 32 lanes x 16 bytes
 //
 //   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include \
 //                     scripts/harness/reduce_by_key_one_pass.cu -o reduce_by_key_one_pass
@@ -18,6 +22,7 @@
 // events around each call; the median of SAMPLES after one unrecorded call, whose output (keys, values, count) is
 // checked against the host. % of peak counts keys and values in, the runs' keys and values out.
 #include "harness_common.cuh"
+#include "by_key_warp_tiles.cuh"
 #include "reducelab/segmented_reduce.cuh"
 
 #include <cub/device/device_reduce.cuh>
@@ -72,6 +77,13 @@ void one_pass(const io& a) {
                                                                     a.stream);
 }
 
+template <int Warps, int Items, bool Rows = false>
+void warp_tiles(const io& a) {
+  by_key_warp_tiles::launch<Warps, Items, Rows>(a.keys, a.values, a.n, a.keys_out, a.values_out,
+                                                                    a.num_runs, sum{}, cuda::std::equal_to<>{},
+                                                                    a.stream);
+}
+
 int main(int argc, char** argv) {
   const long long n = 1LL << 24;
   std::vector<long long> lengths = {1, 2, 8, 32, 256, 4096, 1LL << 20, -1, -2};
@@ -115,6 +127,17 @@ int main(int argc, char** argv) {
       {"one_pass_128x32", one_pass<128, 32>},
 #endif
       {"one_pass_64x16", one_pass<64, 16>},
+      {"warp_4x8", warp_tiles<4, 8>},
+      {"warp_4x16", warp_tiles<4, 16>},
+      {"warp_8x16", warp_tiles<8, 16>},
+      {"warp_4x24", warp_tiles<4, 24>},
+      {"warp_4x32", warp_tiles<4, 32>},
+      {"warp_8x32", warp_tiles<8, 32>},
+      {"rows_4x2", warp_tiles<4, 2, true>},
+      {"rows_4x4", warp_tiles<4, 4, true>},
+      {"rows_8x4", warp_tiles<8, 4, true>},
+      {"rows_4x6", warp_tiles<4, 6, true>},
+      {"rows_4x8", warp_tiles<4, 8, true>},
       {"one_pass_64x24", one_pass<64, 24>},
   };
 
