@@ -11,6 +11,9 @@
 //                (by_key_warp_tiles.cuh; rejected at stop 40: results/NVIDIA_H100_80GB_HBM3-segmented/
 //                by-key-warp-tiles.txt)
 //   rows_WxG     the same with coalesced loads: G rows of 32 lanes x 16 bytes
+//   pipe_TxIbB   the one-pass kernel's tile in a resident grid (B blocks of T threads per SM the registers allow),
+//                the next tile's keys and values copied into shared memory while a block works on this one
+//                (by_key_pipelined.cuh)
 //
 //   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include \
 //                     scripts/harness/reduce_by_key_one_pass.cu -o reduce_by_key_one_pass
@@ -22,6 +25,7 @@
 // events around each call; the median of SAMPLES after one unrecorded call, whose output (keys, values, count) is
 // checked against the host. % of peak counts keys and values in, the runs' keys and values out.
 #include "harness_common.cuh"
+#include "by_key_pipelined.cuh"
 #include "by_key_warp_tiles.cuh"
 #include "reducelab/segmented_reduce.cuh"
 
@@ -84,6 +88,12 @@ void warp_tiles(const io& a) {
                                                                     a.stream);
 }
 
+template <int Threads, int Items, int MinBlocks>
+void pipelined(const io& a) {
+  by_key_pipelined::launch<Threads, Items, MinBlocks>(a.keys, a.values, a.n, a.keys_out, a.values_out, a.num_runs,
+                                                      sum{}, cuda::std::equal_to<>{}, a.stream);
+}
+
 int main(int argc, char** argv) {
   const long long n = 1LL << 24;
   std::vector<long long> lengths = {1, 2, 8, 32, 256, 4096, 1LL << 20, -1, -2};
@@ -138,6 +148,12 @@ int main(int argc, char** argv) {
       {"rows_8x4", warp_tiles<8, 4, true>},
       {"rows_4x6", warp_tiles<4, 6, true>},
       {"rows_4x8", warp_tiles<4, 8, true>},
+      {"pipe_128x26b4", pipelined<128, 26, 4>},
+      {"pipe_128x20b4", pipelined<128, 20, 4>},
+      {"pipe_128x16b4", pipelined<128, 16, 4>},
+      {"pipe_128x12b5", pipelined<128, 12, 5>},
+      {"pipe_128x26b3", pipelined<128, 26, 3>},
+      {"pipe_256x12b2", pipelined<256, 12, 2>},
       {"one_pass_64x24", one_pass<64, 24>},
   };
 
