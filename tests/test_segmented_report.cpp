@@ -159,6 +159,45 @@ TEST(SegmentedReport, TargetNeedsIsTheShareOfPeakTheRatioAsksFor) {
   for (const auto& k : sr::evaluate_goals(no_peak)) EXPECT_FALSE(k.target_needs_pct) << k.layout;
 }
 
+TEST(SegmentedReport, PlainReadSetsEachLineBesideOnePassOverTheSameBytes) {
+  // The fixture predates the plain read: every line shows a dash and the summary says nothing of it.
+  EXPECT_FALSE(check_of(1, "% peak", "segmented_reduce", "plus", "int32", "uniform:8").plain_read_pct);
+  std::string goals = sr::render_goals_section(results());
+  EXPECT_FALSE(contains(goals, "than the plain read")) << goals;
+  EXPECT_TRUE(contains(goals, "| **MISS** by 10.0 points | — | — |")) << goals;
+
+  // uniform:8's library row read at 70 % (40x CUB, Target needs 87.5 %); a plain read of its bytes in the same
+  // rounds at 75 %: both its lines ask for more than that, and the count says so.
+  const auto with_plain_read = [](double pct) {
+    json r = results();
+    for (auto& row : r["rows"])
+      if (row["operation"] == "segmented_reduce" && row["layout"] == "uniform:8" &&
+          row["backend"] == "reducelab::segmented_reduce")
+        row["plain_read"] = {{"median_us", 70.0}, {"pct_of_peak", pct}};
+    return r;
+  };
+  json slow_read = with_plain_read(75.0);
+  const auto peak_line = sr::evaluate_goals(slow_read);
+  std::size_t lines = 0;
+  for (const auto& k : peak_line) {
+    if (k.operation != "segmented_reduce" || k.layout != "uniform:8" || k.functor != "plus") continue;
+    ++lines;
+    ASSERT_TRUE(k.plain_read_pct) << k.metric;
+    EXPECT_DOUBLE_EQ(*k.plain_read_pct, 75.0);
+  }
+  EXPECT_EQ(lines, 2u);  // % peak and × CUB: both from the library row
+  goals = sr::render_goals_section(slow_read);
+  EXPECT_TRUE(contains(goals, "| ≥ 80 % | 70.0 % | **MISS** by 10.0 points | — | 75.0 %: asked above it |")) << goals;
+  EXPECT_TRUE(contains(goals, "| **MISS** by 10.00× | 87.5 % | 75.0 %: asked above it |")) << goals;
+  EXPECT_TRUE(contains(goals, "2 MISS lines ask for more than the plain read of the same bytes")) << goals;
+
+  // A plain read at 95 %: above both asks, so neither line is flagged and the sentence goes.
+  goals = sr::render_goals_section(with_plain_read(95.0));
+  EXPECT_TRUE(contains(goals, "| **MISS** by 10.0 points | — | 95.0 % |")) << goals;
+  EXPECT_TRUE(contains(goals, "| **MISS** by 10.00× | 87.5 % | 95.0 % |")) << goals;
+  EXPECT_FALSE(contains(goals, "than the plain read")) << goals;
+}
+
 TEST(SegmentedReport, MissingRowsAreNoData) {
   const auto failed = check_of(1, "% peak", "segmented_reduce", "plus", "int32", "uniform:32");
   EXPECT_EQ(failed.verdict, sr::goal_verdict::no_data);

@@ -3,9 +3,11 @@
 // thrust::reduce_by_key synchronizes the host and is timed by the host clock, as the engine does for any
 // host-synchronous work). Per (case, backend): median and p10/p90 in µs, GB/s over the bytes that must move
 // (bytes_moved.hpp), % of the device's theoretical peak, and the speedup over the case's CUB baseline with its
-// 95 % paired bootstrap interval. Writes DIR/segmented.json (with provenance), DIR/segmented.csv, and the
-// report made from them (segmented/report.hpp): DIR/segmented.md and DIR/plots/.
+// 95 % paired bootstrap interval. Each case's rounds also time a plain read of as many bytes (plain_read.hpp),
+// which every row of the case records as "plain_read". Writes DIR/segmented.json (with provenance),
+// DIR/segmented.csv, and the report made from them (segmented/report.hpp): DIR/segmented.md and DIR/plots/.
 #include "comparisons/provenance.hpp"
+#include "comparisons/segmented/plain_read.hpp"
 #include "comparisons/segmented/report.hpp"
 #include "comparisons/segmented/selection.hpp"
 #include "comparisons/text_file.hpp"
@@ -72,7 +74,10 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
                        {"samples", plan.rounds},
                        {"confidence", policy::confidence},
                        {"bytes_moved", "values + offsets (segments + 1) * 8 + outputs segments * sizeof(T); by key: "
-                                       "keys + values + unique keys + values out + 8"}};
+                                       "keys + values + unique keys + values out + 8"},
+                       {"plain_read", std::string(plain_read_name) +
+                                          ": 32-bit words, as many bytes as the case moves, timed in the case's "
+                                          "rounds; every row of the case records its median and % of peak"}};
   results["rows"] = json::array();
   std::ostringstream csv;
   csv << "functor,type,operation,layout,n,segments,backend,family,status,median_us,p10_us,p90_us,gb_per_s,"
@@ -127,7 +132,11 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
             works.push_back({b.name, b.host_synchronous, b.run});
           }
           if (works.empty()) continue;
+          works.push_back(plain_read_work(session.bytes_moved));
           const std::vector<timing::work_samples> samples = engine.measure(works, plan);
+          const double plain_us = timing::summarize(samples.back().us).median;
+          const double plain_pct =
+              static_cast<double>(session.bytes_moved) / (plain_us * 1e3) / dev.peak_gb_per_s() * 100.0;
           const timing::work_samples* reference = nullptr;
           for (std::size_t i = 0; i < timed.size(); ++i)
             if (timed[i]->reference) reference = &samples[i];
@@ -144,6 +153,7 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
             row["gb_per_s"] = gbps;
             row["pct_of_peak"] = pct;
             row["samples_us"] = samples[i].us;
+            row["plain_read"] = {{"median_us", plain_us}, {"pct_of_peak", plain_pct}};
             double speedup = NAN;
             timing::interval ci{NAN, NAN};
             if (reference) {
@@ -169,6 +179,10 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
                               : std::string("n/a (no CUB)"))
                 << "\n";
           }
+          out << std::left << std::setw(44) << "" << std::setw(42) << "(plain read of the same bytes)" << std::right
+              << std::setw(10) << fixed(plain_us, 2) << std::setw(18) << "" << std::setw(9)
+              << fixed(static_cast<double>(session.bytes_moved) / (plain_us * 1e3), 0) << std::setw(8)
+              << fixed(plain_pct, 1) << "\n";
         }
       }
     }

@@ -52,6 +52,9 @@ struct goal_check {
   // target against CUB's median: target × bytes_moved / (peak × CUB median) × 100. Above 100, no implementation
   // that moves those bytes can meet the target on this device. Empty without a timed CUB row, bytes or a peak.
   std::optional<double> target_needs_pct;
+  // The % of peak a plain read of as many bytes reached in the same rounds (the library row's "plain_read",
+  // compare.cpp): what one pass over those bytes achieves at this size here. Empty in files written before it.
+  std::optional<double> plain_read_pct;
   std::string note;      // why there is no data or no baseline
 };
 

@@ -1,0 +1,45 @@
+// The plain-read yardstick of the segmented compare (plain_read.hpp).
+#include "comparisons/segmented/plain_read.hpp"
+
+#include "functors/plus.cuh"
+#include "reducelab/core/error.hpp"
+#include "reducelab/reduce.cuh"
+
+#include <cstdint>
+
+namespace reducelab::segmented::tool {
+
+namespace {
+
+struct scratch {
+  std::uint32_t* words = nullptr;
+  std::size_t count = 0;
+  std::uint32_t* out = nullptr;
+};
+
+scratch& scratch_for(std::size_t words) {
+  static scratch s;
+  if (!s.out) CUDA_TRY(cudaMalloc(&s.out, sizeof(std::uint32_t)));
+  if (s.count < words) {
+    if (s.words) CUDA_TRY(cudaFree(s.words));
+    s.words = nullptr;
+    s.count = 0;
+    CUDA_TRY(cudaMalloc(&s.words, words * sizeof(std::uint32_t)));
+    CUDA_TRY(cudaMemset(s.words, 0x5a, words * sizeof(std::uint32_t)));
+    s.count = words;
+  }
+  return s;
+}
+
+}  // namespace
+
+timing::timed_work plain_read_work(std::size_t bytes) {
+  const std::size_t words = bytes / sizeof(std::uint32_t) > 0 ? bytes / sizeof(std::uint32_t) : 1;
+  const scratch& s = scratch_for(words);
+  const std::uint32_t* in = s.words;
+  std::uint32_t* out = s.out;
+  return {plain_read_name, false,
+          [in, words, out](cudaStream_t stream) { reducelab::reduce(in, words, out, functors::plus{}, stream); }};
+}
+
+}  // namespace reducelab::segmented::tool
