@@ -19,6 +19,7 @@
 //                     8 loads in flight)
 //   pf4x4aA           equal contiguous shares with a rolling cp.async.bulk.prefetch.L2 A batches ahead (a0: none),
 //                     stop 39 (results/NVIDIA_H200-segmented/waves-and-l2-prefetch.txt)
+//   rot4x4, rot8x4    fold4x4 and fold8x4 with each block's share read from a rotated start (stop 40)
 //   striped8x4        the same bytes in 16 KiB chunks dealt round robin to the same grid
 //   tiles4x8          one block per 16 KiB chunk (as CUB's segmented kernel launches at length 4096)
 //   no_short          the library's kernel without the short-segment walk (pieces_short_average 0), and
@@ -448,6 +449,35 @@ void fold_probe(const value_t* in, const long long*, long long, value_t* out, vo
       in, 1LL << 24, out);
 }
 
+/// fold_shares with each block's share read from a rotated start (stop 40): block b begins its share a pseudo-random
+/// whole number of InFlight-vector batches in and wraps around, so that the grid's blocks no longer stream from
+/// addresses a fixed stride apart. The same bytes and the same blocks as fold_shares; a probe of whether the equal
+/// shares' regular stride is what costs them against the round-robin chunks (striped8x4).
+template <int InFlight, int MinBlocks>
+__global__ void __launch_bounds__(policy::block_threads, MinBlocks)
+    fold_rotated(const value_t* __restrict__ in, long long n, value_t* out) {
+  __shared__ seg::agent::block_storage<policy, value_t, plus_int, seg::agent::element_map::contiguous> storage;
+  const long long per = (n + gridDim.x - 1) / gridDim.x / 4 * 4;
+  const long long first = blockIdx.x * per < n ? blockIdx.x * per : n;
+  const long long last = n - first > per ? first + per : n;
+  constexpr long long batch = policy::block_threads * InFlight * (16 / sizeof(value_t));
+  const long long batches = (last - first) / batch;
+  const long long cut = batches > 0 ? first + static_cast<long long>((blockIdx.x * 2654435761u) % batches) * batch : first;
+  const value_t a = seg::agent::block_reduce_piece<policy::block_threads, InFlight>(in, cut, last, plus_int{},
+                                                                                storage.range());
+  __syncthreads();
+  const value_t b = seg::agent::block_reduce_piece<policy::block_threads, InFlight>(in, first, cut, plus_int{},
+                                                                                storage.range());
+  if (threadIdx.x == 0) out[blockIdx.x] = a + b;
+}
+
+template <int InFlight, int MinBlocks>
+void rotated_probe(const value_t* in, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
+  constexpr auto kernel = &fold_rotated<InFlight, MinBlocks>;
+  kernel<<<static_cast<unsigned>(resident_grid<kernel>(policy::block_threads)), policy::block_threads, 0, stream>>>(
+      in, 1LL << 24, out);
+}
+
 struct plus_word {
   static constexpr bool commutative = true;
   template <class T>
@@ -623,6 +653,8 @@ int main(int argc, char** argv) {
                                  {"scalar_reduce", scalar_reduce, false},
                                  {"fold4x4", fold_probe<4, 4>, false},
                                  {"fold8x4", fold_probe<8, 4>, false},
+                                 {"rot4x4", rotated_probe<4, 4>, false},
+                                 {"rot8x4", rotated_probe<8, 4>, false},
                                  {"pf4x4a0", prefetch_probe<4, 4, 0>, false},
                                  {"pf4x4a1", prefetch_probe<4, 4, 1>, false},
                                  {"pf4x4a2", prefetch_probe<4, 4, 2>, false},
