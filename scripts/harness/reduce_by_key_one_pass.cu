@@ -7,13 +7,12 @@
 //   cub          cub::DeviceReduce::ReduceByKey (its temporary storage allocated once, outside the timing)
 //   one_pass_TxI the one-pass kernel with T threads of I items (workspace from the stream's pool at each call, as
 //                the library does)
-//   warp_WxI     a warp per tile of 32 x I items, W warps a block, each lane's items read in 16-byte loads
-//                (by_key_warp_tiles.cuh; rejected at stop 40: results/NVIDIA_H100_80GB_HBM3-segmented/
-//                by-key-warp-tiles.txt)
-//   rows_WxG     the same with coalesced loads: G rows of 32 lanes x 16 bytes
-//   pipe_TxIbB   the one-pass kernel's tile in a resident grid (B blocks of T threads per SM the registers allow),
-//                the next tile's keys and values copied into shared memory while a block works on this one
-//                (by_key_pipelined.cuh)
+//
+// Two other tile schedules were measured with this harness at stop 40 and rejected; their rows and kernels were removed
+// afterwards and stay in git: a warp per tile (rows warp_WxI and rows_WxG, scripts/harness/by_key_warp_tiles.cuh at
+// 1426b7b; results/NVIDIA_H100_80GB_HBM3-segmented/by-key-warp-tiles.txt) and the one-pass tile in a resident grid
+// with the next tile copied ahead (rows pipe_TxIbB, scripts/harness/by_key_pipelined.cuh at 6ef681e;
+// by-key-pipelined.txt).
 //
 //   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include \
 //                     scripts/harness/reduce_by_key_one_pass.cu -o reduce_by_key_one_pass
@@ -25,8 +24,6 @@
 // events around each call; the median of SAMPLES after one unrecorded call, whose output (keys, values, count) is
 // checked against the host. % of peak counts keys and values in, the runs' keys and values out.
 #include "harness_common.cuh"
-#include "by_key_pipelined.cuh"
-#include "by_key_warp_tiles.cuh"
 #include "reducelab/segmented_reduce.cuh"
 
 #include <cub/device/device_reduce.cuh>
@@ -81,19 +78,6 @@ void one_pass(const io& a) {
                                                                     a.stream);
 }
 
-template <int Warps, int Items, bool Rows = false>
-void warp_tiles(const io& a) {
-  by_key_warp_tiles::launch<Warps, Items, Rows>(a.keys, a.values, a.n, a.keys_out, a.values_out,
-                                                                    a.num_runs, sum{}, cuda::std::equal_to<>{},
-                                                                    a.stream);
-}
-
-template <int Threads, int Items, int MinBlocks>
-void pipelined(const io& a) {
-  by_key_pipelined::launch<Threads, Items, MinBlocks>(a.keys, a.values, a.n, a.keys_out, a.values_out, a.num_runs,
-                                                      sum{}, cuda::std::equal_to<>{}, a.stream);
-}
-
 int main(int argc, char** argv) {
   const long long n = 1LL << 24;
   std::vector<long long> lengths = {1, 2, 8, 32, 256, 4096, 1LL << 20, -1, -2};
@@ -137,23 +121,6 @@ int main(int argc, char** argv) {
       {"one_pass_128x32", one_pass<128, 32>},
 #endif
       {"one_pass_64x16", one_pass<64, 16>},
-      {"warp_4x8", warp_tiles<4, 8>},
-      {"warp_4x16", warp_tiles<4, 16>},
-      {"warp_8x16", warp_tiles<8, 16>},
-      {"warp_4x24", warp_tiles<4, 24>},
-      {"warp_4x32", warp_tiles<4, 32>},
-      {"warp_8x32", warp_tiles<8, 32>},
-      {"rows_4x2", warp_tiles<4, 2, true>},
-      {"rows_4x4", warp_tiles<4, 4, true>},
-      {"rows_8x4", warp_tiles<8, 4, true>},
-      {"rows_4x6", warp_tiles<4, 6, true>},
-      {"rows_4x8", warp_tiles<4, 8, true>},
-      {"pipe_128x26b4", pipelined<128, 26, 4>},
-      {"pipe_128x20b4", pipelined<128, 20, 4>},
-      {"pipe_128x16b4", pipelined<128, 16, 4>},
-      {"pipe_128x12b5", pipelined<128, 12, 5>},
-      {"pipe_128x26b3", pipelined<128, 26, 3>},
-      {"pipe_256x12b2", pipelined<256, 12, 2>},
       {"one_pass_64x24", one_pass<64, 24>},
   };
 
