@@ -430,50 +430,35 @@ void scalar_reduce(const value_t* in, const long long*, long long, value_t* out,
   reducelab::reduce(in, std::size_t{1} << 24, out, plus_int{}, stream);
 }
 
-template <int InFlight, int MinBlocks>
+/// Rotated (rows rot4x4, rot8x4, stop 40): each block reads its share from a pseudo-random whole number of
+/// InFlight-vector batches in and wraps around, so that the grid's blocks no longer stream from addresses a fixed
+/// stride apart; the same bytes and blocks. A probe of whether the equal shares' regular stride is what costs them
+/// against the round-robin chunks (striped8x4).
+template <int InFlight, int MinBlocks, bool Rotated = false>
 __global__ void __launch_bounds__(policy::block_threads, MinBlocks)
     fold_shares(const value_t* __restrict__ in, long long n, value_t* out) {
   __shared__ seg::agent::block_storage<policy, value_t, plus_int, seg::agent::element_map::contiguous> storage;
   const long long per = (n + gridDim.x - 1) / gridDim.x / 4 * 4;
   const long long first = blockIdx.x * per < n ? blockIdx.x * per : n;
   const long long last = n - first > per ? first + per : n;
-  const value_t v = seg::agent::block_reduce_piece<policy::block_threads, InFlight>(in, first, last, plus_int{},
-                                                                                storage.range());
+  long long cut = first;
+  if constexpr (Rotated) {
+    constexpr long long batch = policy::block_threads * InFlight * (16 / sizeof(value_t));
+    const long long batches = (last - first) / batch;
+    if (batches > 0) cut = first + static_cast<long long>((blockIdx.x * 2654435761u) % batches) * batch;
+  }
+  value_t v = seg::agent::block_reduce_piece<policy::block_threads, InFlight>(in, cut, last, plus_int{},
+                                                                          storage.range());
+  if constexpr (Rotated) {
+    __syncthreads();
+    v += seg::agent::block_reduce_piece<policy::block_threads, InFlight>(in, first, cut, plus_int{}, storage.range());
+  }
   if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
 
-template <int InFlight, int MinBlocks>
+template <int InFlight, int MinBlocks, bool Rotated = false>
 void fold_probe(const value_t* in, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
-  constexpr auto kernel = &fold_shares<InFlight, MinBlocks>;
-  kernel<<<static_cast<unsigned>(resident_grid<kernel>(policy::block_threads)), policy::block_threads, 0, stream>>>(
-      in, 1LL << 24, out);
-}
-
-/// fold_shares with each block's share read from a rotated start (stop 40): block b begins its share a pseudo-random
-/// whole number of InFlight-vector batches in and wraps around, so that the grid's blocks no longer stream from
-/// addresses a fixed stride apart. The same bytes and the same blocks as fold_shares; a probe of whether the equal
-/// shares' regular stride is what costs them against the round-robin chunks (striped8x4).
-template <int InFlight, int MinBlocks>
-__global__ void __launch_bounds__(policy::block_threads, MinBlocks)
-    fold_rotated(const value_t* __restrict__ in, long long n, value_t* out) {
-  __shared__ seg::agent::block_storage<policy, value_t, plus_int, seg::agent::element_map::contiguous> storage;
-  const long long per = (n + gridDim.x - 1) / gridDim.x / 4 * 4;
-  const long long first = blockIdx.x * per < n ? blockIdx.x * per : n;
-  const long long last = n - first > per ? first + per : n;
-  constexpr long long batch = policy::block_threads * InFlight * (16 / sizeof(value_t));
-  const long long batches = (last - first) / batch;
-  const long long cut = batches > 0 ? first + static_cast<long long>((blockIdx.x * 2654435761u) % batches) * batch : first;
-  const value_t a = seg::agent::block_reduce_piece<policy::block_threads, InFlight>(in, cut, last, plus_int{},
-                                                                                storage.range());
-  __syncthreads();
-  const value_t b = seg::agent::block_reduce_piece<policy::block_threads, InFlight>(in, first, cut, plus_int{},
-                                                                                storage.range());
-  if (threadIdx.x == 0) out[blockIdx.x] = a + b;
-}
-
-template <int InFlight, int MinBlocks>
-void rotated_probe(const value_t* in, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
-  constexpr auto kernel = &fold_rotated<InFlight, MinBlocks>;
+  constexpr auto kernel = &fold_shares<InFlight, MinBlocks, Rotated>;
   kernel<<<static_cast<unsigned>(resident_grid<kernel>(policy::block_threads)), policy::block_threads, 0, stream>>>(
       in, 1LL << 24, out);
 }
@@ -653,8 +638,8 @@ int main(int argc, char** argv) {
                                  {"scalar_reduce", scalar_reduce, false},
                                  {"fold4x4", fold_probe<4, 4>, false},
                                  {"fold8x4", fold_probe<8, 4>, false},
-                                 {"rot4x4", rotated_probe<4, 4>, false},
-                                 {"rot8x4", rotated_probe<8, 4>, false},
+                                 {"rot4x4", fold_probe<4, 4, true>, false},
+                                 {"rot8x4", fold_probe<8, 4, true>, false},
                                  {"pf4x4a0", prefetch_probe<4, 4, 0>, false},
                                  {"pf4x4a1", prefetch_probe<4, 4, 1>, false},
                                  {"pf4x4a2", prefetch_probe<4, 4, 2>, false},
