@@ -109,6 +109,12 @@ int main(int argc, char** argv) {
        }},
       {"one_pass_256x8", one_pass<256, 8>},
       {"one_pass_256x12", one_pass<256, 12>},
+      {"one_pass_256x13", one_pass<256, 13>},
+      {"one_pass_256x14", one_pass<256, 14>},
+      {"one_pass_192x18", one_pass<192, 18>},
+#if HARNESS_VALUE_BYTES <= 4  // 256 x 16 doubles stage more than 48 KiB of static shared memory
+      {"one_pass_256x16", one_pass<256, 16>},
+#endif
       {"one_pass_128x8", one_pass<128, 8>},
       {"one_pass_128x12", one_pass<128, 12>},
       {"one_pass_128x16", one_pass<128, 16>},
