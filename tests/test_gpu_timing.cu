@@ -2,6 +2,7 @@
 // releases it; the engine must return one sample per round for every backend and time synchronous work with the
 // host clock. (Whether the figures are right is the device run's business: `reducelab methods` and the Nsight
 // Compute step.)
+#include "comparisons/segmented/plain_read.hpp"
 #include "comparisons/timing/engine.hpp"
 #include "comparisons/timing/stream_hold.hpp"
 #include "lab/core/device_buffer.hpp"
@@ -159,4 +160,31 @@ TEST(GpuEngine, AHostResultCallThatReturnsOnItsFlagIsTimed) {
   EXPECT_EQ(samples[0].clock, rt::clock_method::host_clock);
   for (double us : samples[0].us) EXPECT_GT(us, 0.0);
   EXPECT_EQ(last, 2 << 16);
+}
+
+// The segmented compare's yardstick (comparisons/segmented/plain_read.hpp) must read every word it claims to: a work
+// that read less would make a plain pass look faster than it is, and every "asked above it" line would be wrong.
+TEST(GpuPlainRead, ReadsEveryWordOfTheBytesItIsGiven) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  namespace st = reducelab::segmented::tool;
+  reducelab::stream_owner s;
+  // A large read, then smaller ones from the same scratch (including a size that is not whole words, and none at
+  // all: one word), each checked against the pattern's sum.
+  for (const std::size_t bytes : {std::size_t{48} << 20, (std::size_t{3} << 20) + 6, std::size_t{4}, std::size_t{0}}) {
+    const rt::timed_work work = st::plain_read_work(bytes);
+    EXPECT_FALSE(work.host_synchronous);
+    work.run(s.get());
+    CUDA_TRY(cudaStreamSynchronize(s.get()));
+    EXPECT_EQ(st::last_plain_read_sum(), st::expected_plain_read_sum(bytes)) << bytes << " bytes";
+  }
+  // 1 MiB and 1 MiB + 4 differ by one word of the pattern, so a read that stopped short could not match both.
+  EXPECT_NE(st::expected_plain_read_sum(std::size_t{1} << 20), st::expected_plain_read_sum((std::size_t{1} << 20) + 4));
+  // The engine times it like any other work.
+  rt::engine engine(s.get(), 1 << 20);
+  rt::measurement_plan plan;
+  plan.rounds = 5;
+  const auto m = engine.measure({st::plain_read_work(std::size_t{16} << 20)}, plan);
+  ASSERT_EQ(m.size(), 1u);
+  ASSERT_EQ(m[0].us.size(), 5u);
+  for (const double us : m[0].us) EXPECT_GT(us, 0.0);
 }

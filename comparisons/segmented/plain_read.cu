@@ -11,6 +11,12 @@ namespace reducelab::segmented::tool {
 
 namespace {
 
+constexpr unsigned char pattern = 0x5a;  // every byte of the scratch: never all zeros
+
+std::size_t words_for(std::size_t bytes) {
+  return bytes / sizeof(std::uint32_t) > 0 ? bytes / sizeof(std::uint32_t) : 1;
+}
+
 struct scratch {
   std::uint32_t* words = nullptr;
   std::size_t count = 0;
@@ -25,7 +31,7 @@ scratch& scratch_for(std::size_t words) {
     s.words = nullptr;
     s.count = 0;
     CUDA_TRY(cudaMalloc(&s.words, words * sizeof(std::uint32_t)));
-    CUDA_TRY(cudaMemset(s.words, 0x5a, words * sizeof(std::uint32_t)));
+    CUDA_TRY(cudaMemset(s.words, pattern, words * sizeof(std::uint32_t)));
     s.count = words;
   }
   return s;
@@ -34,12 +40,25 @@ scratch& scratch_for(std::size_t words) {
 }  // namespace
 
 timing::timed_work plain_read_work(std::size_t bytes) {
-  const std::size_t words = bytes / sizeof(std::uint32_t) > 0 ? bytes / sizeof(std::uint32_t) : 1;
+  const std::size_t words = words_for(bytes);
   const scratch& s = scratch_for(words);
   const std::uint32_t* in = s.words;
   std::uint32_t* out = s.out;
   return {plain_read_name, false,
           [in, words, out](cudaStream_t stream) { reducelab::reduce(in, words, out, functors::plus{}, stream); }};
+}
+
+std::uint32_t last_plain_read_sum() {
+  const scratch& s = scratch_for(0);
+  std::uint32_t sum = 0;
+  CUDA_TRY(cudaDeviceSynchronize());
+  CUDA_TRY(cudaMemcpy(&sum, s.out, sizeof(sum), cudaMemcpyDeviceToHost));
+  return sum;
+}
+
+std::uint32_t expected_plain_read_sum(std::size_t bytes) {
+  const std::uint32_t word = 0x01010101u * pattern;
+  return static_cast<std::uint32_t>(words_for(bytes) * word);  // modulo 2^32, as the device's unsigned sum wraps
 }
 
 }  // namespace reducelab::segmented::tool

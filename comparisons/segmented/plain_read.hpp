@@ -8,6 +8,7 @@
 #include "comparisons/timing/engine.hpp"
 
 #include <cstddef>
+#include <cstdint>
 
 namespace reducelab::segmented::tool {
 
@@ -17,5 +18,10 @@ inline constexpr const char* plain_read_name = "plain read: reducelab::reduce ov
 /// (grown when a larger case asks, never shrunk; filled with a non-zero pattern). A work made earlier must not run
 /// after a larger one was made: the buffer it read may be gone.
 timing::timed_work plain_read_work(std::size_t bytes);
+
+/// For tests: the sum (modulo 2^32) the last plain-read work wrote, copied back (after the stream's work is done),
+/// and the sum a read of `bytes` bytes of the scratch's pattern must give.
+std::uint32_t last_plain_read_sum();
+std::uint32_t expected_plain_read_sum(std::size_t bytes);
 
 }  // namespace reducelab::segmented::tool
