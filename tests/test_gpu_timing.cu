@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -171,9 +172,10 @@ TEST(GpuPlainRead, ReadsEveryWordOfTheBytesItIsGiven) {
   // A large read, then smaller ones from the same scratch (including a size that is not whole words, and none at
   // all: one word), each checked against the pattern's sum.
   for (const std::size_t bytes : {std::size_t{48} << 20, (std::size_t{3} << 20) + 6, std::size_t{4}, std::size_t{0}}) {
-    const rt::timed_work work = st::plain_read_work(bytes);
-    EXPECT_FALSE(work.host_synchronous);
-    work.run(s.get());
+    const std::optional<rt::timed_work> work = st::plain_read_work(bytes);
+    ASSERT_TRUE(work) << bytes << " bytes";
+    EXPECT_FALSE(work->host_synchronous);
+    work->run(s.get());
     CUDA_TRY(cudaStreamSynchronize(s.get()));
     EXPECT_EQ(st::last_plain_read_sum(), st::expected_plain_read_sum(bytes)) << bytes << " bytes";
   }
@@ -183,8 +185,18 @@ TEST(GpuPlainRead, ReadsEveryWordOfTheBytesItIsGiven) {
   rt::engine engine(s.get(), 1 << 20);
   rt::measurement_plan plan;
   plan.rounds = 5;
-  const auto m = engine.measure({st::plain_read_work(std::size_t{16} << 20)}, plan);
+  const auto m = engine.measure({*st::plain_read_work(std::size_t{16} << 20)}, plan);
   ASSERT_EQ(m.size(), 1u);
   ASSERT_EQ(m[0].us.size(), 5u);
   for (const double us : m[0].us) EXPECT_GT(us, 0.0);
+  // More than the device holds: no work, no error left behind, and the scratch still serves.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+  EXPECT_FALSE(st::plain_read_work(total_bytes * 2));
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  const std::optional<rt::timed_work> again = st::plain_read_work(std::size_t{1} << 20);
+  ASSERT_TRUE(again);
+  again->run(s.get());
+  CUDA_TRY(cudaStreamSynchronize(s.get()));
+  EXPECT_EQ(st::last_plain_read_sum(), st::expected_plain_read_sum(std::size_t{1} << 20));
 }

@@ -24,7 +24,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 namespace reducelab::segmented::tool {
 
@@ -132,9 +134,10 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
             works.push_back({b.name, b.host_synchronous, b.run});
           }
           if (works.empty()) continue;
-          works.push_back(plain_read_work(session.bytes_moved));
+          std::optional<timing::timed_work> plain_read = plain_read_work(session.bytes_moved);
+          if (plain_read) works.push_back(std::move(*plain_read));
           const std::vector<timing::work_samples> samples = engine.measure(works, plan);
-          const double plain_us = timing::summarize(samples.back().us).median;
+          const double plain_us = plain_read ? timing::summarize(samples.back().us).median : NAN;
           const double plain_pct =
               static_cast<double>(session.bytes_moved) / (plain_us * 1e3) / dev.peak_gb_per_s() * 100.0;
           const timing::work_samples* reference = nullptr;
@@ -153,7 +156,7 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
             row["gb_per_s"] = gbps;
             row["pct_of_peak"] = pct;
             row["samples_us"] = samples[i].us;
-            row["plain_read"] = {{"median_us", plain_us}, {"pct_of_peak", plain_pct}};
+            if (plain_read) row["plain_read"] = {{"median_us", plain_us}, {"pct_of_peak", plain_pct}};
             double speedup = NAN;
             timing::interval ci{NAN, NAN};
             if (reference) {
@@ -179,10 +182,14 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
                               : std::string("n/a (no CUB)"))
                 << "\n";
           }
-          out << std::left << std::setw(44) << "" << std::setw(42) << "(plain read of the same bytes)" << std::right
-              << std::setw(10) << fixed(plain_us, 2) << std::setw(18) << "" << std::setw(9)
-              << fixed(static_cast<double>(session.bytes_moved) / (plain_us * 1e3), 0) << std::setw(8)
-              << fixed(plain_pct, 1) << "\n";
+          if (plain_read)
+            out << std::left << std::setw(44) << "" << std::setw(42) << "(plain read of the same bytes)"
+                << std::right << std::setw(10) << fixed(plain_us, 2) << std::setw(18) << "" << std::setw(9)
+                << fixed(static_cast<double>(session.bytes_moved) / (plain_us * 1e3), 0) << std::setw(8)
+                << fixed(plain_pct, 1) << "\n";
+          else
+            out << std::left << std::setw(44) << "" << "(no plain read: the device cannot hold "
+                << session.bytes_moved << " more bytes)\n";
         }
       }
     }

@@ -23,6 +23,8 @@ struct scratch {
   std::uint32_t* out = nullptr;
 };
 
+/// The scratch, holding at least `words` words; null words when the device cannot hold that many (the caller goes
+/// without a plain read rather than failing the whole compare).
 scratch& scratch_for(std::size_t words) {
   static scratch s;
   if (!s.out) CUDA_TRY(cudaMalloc(&s.out, sizeof(std::uint32_t)));
@@ -30,7 +32,13 @@ scratch& scratch_for(std::size_t words) {
     if (s.words) CUDA_TRY(cudaFree(s.words));
     s.words = nullptr;
     s.count = 0;
-    CUDA_TRY(cudaMalloc(&s.words, words * sizeof(std::uint32_t)));
+    const cudaError_t e = cudaMalloc(&s.words, words * sizeof(std::uint32_t));
+    if (e == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();  // not sticky: clear it, so that later calls do not see it
+      s.words = nullptr;
+      return s;
+    }
+    CUDA_TRY(e);
     CUDA_TRY(cudaMemset(s.words, pattern, words * sizeof(std::uint32_t)));
     s.count = words;
   }
@@ -39,13 +47,15 @@ scratch& scratch_for(std::size_t words) {
 
 }  // namespace
 
-timing::timed_work plain_read_work(std::size_t bytes) {
+std::optional<timing::timed_work> plain_read_work(std::size_t bytes) {
   const std::size_t words = words_for(bytes);
   const scratch& s = scratch_for(words);
+  if (!s.words) return std::nullopt;
   const std::uint32_t* in = s.words;
   std::uint32_t* out = s.out;
-  return {plain_read_name, false,
-          [in, words, out](cudaStream_t stream) { reducelab::reduce(in, words, out, functors::plus{}, stream); }};
+  return timing::timed_work{plain_read_name, false, [in, words, out](cudaStream_t stream) {
+                              reducelab::reduce(in, words, out, functors::plus{}, stream);
+                            }};
 }
 
 std::uint32_t last_plain_read_sum() {

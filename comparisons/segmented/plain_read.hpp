@@ -9,15 +9,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 namespace reducelab::segmented::tool {
 
 inline constexpr const char* plain_read_name = "plain read: reducelab::reduce over the same bytes";
 
 /// A timed work reading `bytes` bytes (whole 4-byte words, at least one) from a scratch buffer the process keeps
-/// (grown when a larger case asks, never shrunk; filled with a non-zero pattern). A work made earlier must not run
+/// (grown when a larger case asks, never shrunk; filled with a non-zero pattern), or none when the device cannot
+/// hold the buffer besides the case's own (the compare then goes on without it). A work made earlier must not run
 /// after a larger one was made: the buffer it read may be gone.
-timing::timed_work plain_read_work(std::size_t bytes);
+std::optional<timing::timed_work> plain_read_work(std::size_t bytes);
 
 /// For tests: the sum (modulo 2^32) the last plain-read work wrote, copied back (after the stream's work is done),
 /// and the sum a read of `bytes` bytes of the scratch's pattern must give.
