@@ -20,6 +20,7 @@
 //   pf4x4aA           equal contiguous shares with a rolling cp.async.bulk.prefetch.L2 A batches ahead (a0: none),
 //                     stop 39 (results/NVIDIA_H200-segmented/waves-and-l2-prefetch.txt)
 //   rot4x4, rot8x4    fold4x4 and fold8x4 with each block's share read from a rotated start (stop 40)
+//   wshares4x4, wshares8x4  the shares split again per warp, each warp reading its own (the stream walk's pattern)
 //   striped8x4        the same bytes in 16 KiB chunks dealt round robin to the same grid
 //   tiles4x8          one block per 16 KiB chunk (as CUB's segmented kernel launches at length 4096)
 //   no_short          the library's kernel without the short-segment walk (pieces_short_average 0), and
@@ -472,6 +473,48 @@ struct plus_word {
   __host__ __device__ int operator()(int a, int b) const { return a + b; }
 };
 
+/// fold_shares with each block's share split again into equal contiguous shares per warp, each warp reading its own
+/// with 32 consecutive vectors per load (stop 40): the access pattern of the stream walk (agent/stream_pieces.cuh),
+/// 8 streams per block where fold_shares has one.
+template <int InFlight, int MinBlocks>
+__global__ void __launch_bounds__(policy::block_threads, MinBlocks)
+    fold_warp_shares(const value_t* __restrict__ in, long long n, value_t* out) {
+  __shared__ reducelab::block::reduce_storage<int, policy::block_threads> storage;
+  constexpr int warps = policy::block_threads / 32;
+  constexpr long long per_vector = 16 / sizeof(value_t);
+  const long long per = (n + gridDim.x - 1) / gridDim.x / 4 * 4;
+  const long long first = blockIdx.x * per < n ? blockIdx.x * per : n;
+  const long long last = n - first > per ? first + per : n;
+  const long long vectors = (last - first) / per_vector;
+  const int warp_id = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const long long vb = vectors * warp_id / warps, ve = vectors * (warp_id + 1) / warps;
+  const uint4* body = reinterpret_cast<const uint4*>(in + first);
+  int acc = 0;
+  long long i = vb;
+  for (; i + 32LL * InFlight <= ve; i += 32LL * InFlight) {
+    uint4 r[InFlight];
+#pragma unroll
+    for (int j = 0; j < InFlight; ++j) r[j] = __ldg(body + i + j * 32 + lane);
+#pragma unroll
+    for (int j = 0; j < InFlight; ++j) acc += static_cast<int>(r[j].x + r[j].y + r[j].z + r[j].w);
+  }
+  for (long long k = i + lane; k < ve; k += 32) {
+    const uint4 r = __ldg(body + k);
+    acc += static_cast<int>(r.x + r.y + r.z + r.w);
+  }
+  const value_t total =
+      static_cast<value_t>(reducelab::block::reduce_in_thread_order<policy::block_threads>(acc, plus_word{}, storage));
+  if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+
+template <int InFlight, int MinBlocks>
+void warp_shares_probe(const value_t* in, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
+  constexpr auto kernel = &fold_warp_shares<InFlight, MinBlocks>;
+  kernel<<<static_cast<unsigned>(resident_grid<kernel>(policy::block_threads)), policy::block_threads, 0, stream>>>(
+      in, 1LL << 24, out);
+}
+
+
 /// The same contiguous shares, with a rolling L2 prefetch: thread 0 asks the copy engine (cp.async.bulk.prefetch.L2,
 /// sm_90) for the block's batch AheadBatches ahead, so that the lanes' loads meet L2 instead of DRAM. No registers
 /// held for the bytes in flight.
@@ -640,6 +683,8 @@ int main(int argc, char** argv) {
                                  {"fold8x4", fold_probe<8, 4>, false},
                                  {"rot4x4", fold_probe<4, 4, true>, false},
                                  {"rot8x4", fold_probe<8, 4, true>, false},
+                                 {"wshares4x4", warp_shares_probe<4, 4>, false},
+                                 {"wshares8x4", warp_shares_probe<8, 4>, false},
                                  {"pf4x4a0", prefetch_probe<4, 4, 0>, false},
                                  {"pf4x4a1", prefetch_probe<4, 4, 1>, false},
                                  {"pf4x4a2", prefetch_probe<4, 4, 2>, false},
