@@ -87,8 +87,9 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
 
   out << "reducelab segmented compare on " << dev.name << " (peak " << fixed(dev.peak_gb_per_s(), 0)
       << " GB/s), cold, " << plan.rounds << " interleaved samples\n";
-  out << std::left << std::setw(44) << "case" << std::setw(42) << "backend" << std::right << std::setw(10)
-      << "median us" << std::setw(18) << "p10-p90 us" << std::setw(9) << "GB/s" << std::setw(8) << "%peak"
+  // A space after the case and before the ratio: a long case label or interval still leaves its neighbour apart.
+  out << std::left << std::setw(44) << "case" << ' ' << std::setw(42) << "backend" << std::right << std::setw(10)
+      << "median us" << std::setw(18) << "p10-p90 us" << std::setw(9) << "GB/s" << std::setw(8) << "%peak" << ' '
       << std::setw(24) << "vs CUB [95% CI]" << "\n";
   std::size_t failures = 0;
   for (std::size_t n : s.sizes) {
@@ -174,21 +175,21 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
                 << (reference ? std::to_string(speedup) + "," + std::to_string(ci.lo) + "," + std::to_string(ci.hi)
                               : std::string(",,"))
                 << "\n";
-            out << std::left << std::setw(44) << (i == 0 ? where : "") << std::setw(42)
+            out << std::left << std::setw(44) << (i == 0 ? where : "") << ' ' << std::setw(42)
                 << (b.name + (b.host_synchronous ? " (host clock)" : "")) << std::right << std::setw(10)
                 << fixed(sum.median, 2) << std::setw(18) << (fixed(sum.p10, 2) + "-" + fixed(sum.p90, 2))
-                << std::setw(9) << fixed(gbps, 0) << std::setw(8) << fixed(pct, 1) << std::setw(24)
+                << std::setw(9) << fixed(gbps, 0) << std::setw(8) << fixed(pct, 1) << ' ' << std::setw(24)
                 << (reference ? fixed(speedup, 2) + "x [" + fixed(ci.lo, 2) + ", " + fixed(ci.hi, 2) + "]"
                               : std::string("n/a (no CUB)"))
                 << "\n";
           }
           if (plain_read)
-            out << std::left << std::setw(44) << "" << std::setw(42) << "(plain read of the same bytes)"
+            out << std::left << std::setw(44) << "" << ' ' << std::setw(42) << "(plain read of the same bytes)"
                 << std::right << std::setw(10) << fixed(plain_us, 2) << std::setw(18) << "" << std::setw(9)
                 << fixed(static_cast<double>(session.bytes_moved) / (plain_us * 1e3), 0) << std::setw(8)
                 << fixed(plain_pct, 1) << "\n";
           else
-            out << std::left << std::setw(44) << "" << "(no plain read: the device cannot hold "
+            out << std::left << std::setw(44) << "" << ' ' << "(no plain read: the device cannot hold "
                 << session.bytes_moved << " more bytes)\n";
         }
       }
