@@ -427,8 +427,11 @@ void thread_per_segment(const value_t* in, const long long* offsets, long long S
 /// Streaming floors over the same bytes (not segmented results, not checked): reducelab::reduce over all n values,
 /// and the pieces walk's block fold alone over equal shares of the input with the library's grid (no search, no
 /// offsets, no look-back), InFlight 16-byte loads per lane.
+/// How many values the streaming floors read: n (main sets it), 2^24 unless HARNESS_LOG2N says otherwise.
+long long floor_values = 1LL << 24;
+
 void scalar_reduce(const value_t* in, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
-  reducelab::reduce(in, std::size_t{1} << 24, out, plus_int{}, stream);
+  reducelab::reduce(in, static_cast<std::size_t>(floor_values), out, plus_int{}, stream);
 }
 
 /// Rotated (rows rot4x4, rot8x4, stop 40): each block reads its share from a pseudo-random whole number of
@@ -461,7 +464,7 @@ template <int InFlight, int MinBlocks, bool Rotated = false>
 void fold_probe(const value_t* in, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
   constexpr auto kernel = &fold_shares<InFlight, MinBlocks, Rotated>;
   kernel<<<static_cast<unsigned>(resident_grid<kernel>(policy::block_threads)), policy::block_threads, 0, stream>>>(
-      in, 1LL << 24, out);
+      in, floor_values, out);
 }
 
 struct plus_word {
@@ -511,7 +514,7 @@ template <int InFlight, int MinBlocks>
 void warp_shares_probe(const value_t* in, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
   constexpr auto kernel = &fold_warp_shares<InFlight, MinBlocks>;
   kernel<<<static_cast<unsigned>(resident_grid<kernel>(policy::block_threads)), policy::block_threads, 0, stream>>>(
-      in, 1LL << 24, out);
+      in, floor_values, out);
 }
 
 
@@ -561,7 +564,7 @@ __global__ void __launch_bounds__(policy::block_threads, MinBlocks)
 template <int InFlight, int MinBlocks, int AheadBatches>
 void prefetch_probe(const value_t* values, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
   const int* in = reinterpret_cast<const int*>(values);
-  const long long words = (1LL << 24) * static_cast<long long>(sizeof(value_t) / 4);
+  const long long words = floor_values * static_cast<long long>(sizeof(value_t) / 4);
   constexpr auto kernel = &fold_prefetched<InFlight, MinBlocks, AheadBatches>;
   kernel<<<static_cast<unsigned>(resident_grid<kernel>(policy::block_threads)), policy::block_threads, 0, stream>>>(
       in, words, reinterpret_cast<int*>(out));
@@ -593,7 +596,7 @@ template <int InFlight, int MinBlocks, int Waves>
 void striped_probe(const value_t* values, const long long*, long long, value_t* out, void*, cudaStream_t stream) {
   const int* in = reinterpret_cast<const int*>(values);  // 32-bit words: the same bytes whatever the value type
   // Waves 0: one chunk per block (as many blocks as chunks, as CUB's segmented kernel at length 4096 launches)
-  const long long words = (1LL << 24) * static_cast<long long>(sizeof(value_t) / 4);
+  const long long words = floor_values * static_cast<long long>(sizeof(value_t) / 4);
   const long long chunks = words / (policy::block_threads * InFlight * 4LL);
   const long long grid =
       Waves == 0 ? chunks : resident_grid<&fold_striped<InFlight, MinBlocks>>(policy::block_threads) * Waves;
@@ -639,8 +642,10 @@ std::vector<long long> offsets_for(long long length, long long n) {
 
 int main(int argc, char** argv) {
   using namespace harness;
-  // HARNESS_LOG2N=26: 2^26 values for the library's rows (the streaming floors and scalar_reduce stay at 2^24).
+  // HARNESS_LOG2N=26: 2^26 values for the library's rows; the streaming floors and scalar_reduce too since stop 40
+  // (HARNESS_FLOORS_2E24=1 keeps them at 2^24, as before).
   const long long n = 1LL << (std::getenv("HARNESS_LOG2N") ? std::atoi(std::getenv("HARNESS_LOG2N")) : 24);
+  floor_values = std::getenv("HARNESS_FLOORS_2E24") ? (1LL << 24) : n;
   const int samples = argc > 2 ? std::atoi(argv[2]) : 7;
   std::vector<long long> lengths = {1, 8, 32, 256, 1000, 4096, 65536, 1 << 20, -1, -2};
   if (argc > 1 && std::strcmp(argv[1], "all") != 0) {
