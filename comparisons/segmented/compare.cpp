@@ -139,8 +139,8 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
           if (plain_read) works.push_back(std::move(*plain_read));
           const std::vector<timing::work_samples> samples = engine.measure(works, plan);
           const double plain_us = plain_read ? timing::summarize(samples.back().us).median : NAN;
-          const double plain_pct =
-              static_cast<double>(session.bytes_moved) / (plain_us * 1e3) / dev.peak_gb_per_s() * 100.0;
+          const double plain_gbps = static_cast<double>(session.bytes_moved) / (plain_us * 1e3);
+          const double plain_pct = plain_gbps / dev.peak_gb_per_s() * 100.0;
           const timing::work_samples* reference = nullptr;
           for (std::size_t i = 0; i < timed.size(); ++i)
             if (timed[i]->reference) reference = &samples[i];
@@ -186,8 +186,7 @@ int run_compare(const selection& s, const cli::options& o, std::ostream& out, co
           if (plain_read)
             out << std::left << std::setw(44) << "" << ' ' << std::setw(42) << "(plain read of the same bytes)"
                 << std::right << std::setw(10) << fixed(plain_us, 2) << std::setw(18) << "" << std::setw(9)
-                << fixed(static_cast<double>(session.bytes_moved) / (plain_us * 1e3), 0) << std::setw(8)
-                << fixed(plain_pct, 1) << "\n";
+                << fixed(plain_gbps, 0) << std::setw(8) << fixed(plain_pct, 1) << "\n";
           else
             out << std::left << std::setw(44) << "" << ' ' << "(no plain read: the device cannot hold "
                 << session.bytes_moved << " more bytes)\n";

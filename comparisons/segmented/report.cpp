@@ -771,18 +771,16 @@ std::string render_goals_section(const json& results) {
        "bytes achieves at this size on this device under this timing. \"asked above it\": the line's target (% peak "
        "lines) or Target needs (× CUB lines) is higher.\n\n**"
     << counts_text(checks) << ".**";
-  const auto beyond = std::count_if(checks.begin(), checks.end(), [](const goal_check& k) {
-    return k.verdict == goal_verdict::miss && beyond_peak(k);
-  });
-  if (beyond > 0)
-    s << " " << beyond << (beyond == 1 ? " MISS line asks" : " MISS lines ask")
-      << " for more than the device's peak (Target needs above 100 %).";
-  const auto above_read = std::count_if(checks.begin(), checks.end(), [](const goal_check& k) {
-    return k.verdict == goal_verdict::miss && beyond_plain_read(k);
-  });
-  if (above_read > 0)
-    s << " " << above_read << (above_read == 1 ? " MISS line asks" : " MISS lines ask")
-      << " for more than the plain read of the same bytes reached in the same rounds.";
+  // "N MISS lines ask for more than <what>", for each yardstick a MISS line can be above; nothing when none is.
+  const auto say_misses_above = [&](bool (*above)(const goal_check&), const char* what) {
+    const auto count = std::count_if(checks.begin(), checks.end(), [above](const goal_check& k) {
+      return k.verdict == goal_verdict::miss && above(k);
+    });
+    if (count > 0)
+      s << " " << count << (count == 1 ? " MISS line asks" : " MISS lines ask") << " for more than " << what;
+  };
+  say_misses_above(beyond_peak, "the device's peak (Target needs above 100 %).");
+  say_misses_above(beyond_plain_read, "the plain read of the same bytes reached in the same rounds.");
   s << "\n\n";
   std::vector<std::vector<std::string>> body;
   for (const auto& k : checks)
