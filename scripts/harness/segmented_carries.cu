@@ -434,6 +434,14 @@ void scalar_reduce(const value_t* in, const long long*, long long, value_t* out,
   reducelab::reduce(in, static_cast<std::size_t>(floor_values), out, plus_int{}, stream);
 }
 
+/// This block's equal share [first, last) of n values (a multiple of 4 values each, the last block the rest): the
+/// streaming floors' one-wave contiguous reading.
+__device__ __forceinline__ void block_share(long long n, long long& first, long long& last) {
+  const long long per = (n + gridDim.x - 1) / gridDim.x / 4 * 4;
+  first = blockIdx.x * per < n ? blockIdx.x * per : n;
+  last = n - first > per ? first + per : n;
+}
+
 /// Rotated (rows rot4x4, rot8x4, stop 40): each block reads its share from a pseudo-random whole number of
 /// InFlight-vector batches in and wraps around, so that the grid's blocks no longer stream from addresses a fixed
 /// stride apart; the same bytes and blocks. A probe of whether the equal shares' regular stride is what costs them
@@ -442,9 +450,8 @@ template <int InFlight, int MinBlocks, bool Rotated = false>
 __global__ void __launch_bounds__(policy::block_threads, MinBlocks)
     fold_shares(const value_t* __restrict__ in, long long n, value_t* out) {
   __shared__ seg::agent::block_storage<policy, value_t, plus_int, seg::agent::element_map::contiguous> storage;
-  const long long per = (n + gridDim.x - 1) / gridDim.x / 4 * 4;
-  const long long first = blockIdx.x * per < n ? blockIdx.x * per : n;
-  const long long last = n - first > per ? first + per : n;
+  long long first, last;
+  block_share(n, first, last);
   long long cut = first;
   if constexpr (Rotated) {
     constexpr long long batch = policy::block_threads * InFlight * (16 / sizeof(value_t));
@@ -485,9 +492,8 @@ __global__ void __launch_bounds__(policy::block_threads, MinBlocks)
   __shared__ reducelab::block::reduce_storage<int, policy::block_threads> storage;
   constexpr int warps = policy::block_threads / 32;
   constexpr long long per_vector = 16 / sizeof(value_t);
-  const long long per = (n + gridDim.x - 1) / gridDim.x / 4 * 4;
-  const long long first = blockIdx.x * per < n ? blockIdx.x * per : n;
-  const long long last = n - first > per ? first + per : n;
+  long long first, last;
+  block_share(n, first, last);
   const long long vectors = (last - first) / per_vector;
   const int warp_id = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long long vb = vectors * warp_id / warps, ve = vectors * (warp_id + 1) / warps;
@@ -516,7 +522,6 @@ void warp_shares_probe(const value_t* in, const long long*, long long, value_t* 
   kernel<<<static_cast<unsigned>(resident_grid<kernel>(policy::block_threads)), policy::block_threads, 0, stream>>>(
       in, floor_values, out);
 }
-
 
 /// The same contiguous shares, with a rolling L2 prefetch: thread 0 asks the copy engine (cp.async.bulk.prefetch.L2,
 /// sm_90) for the block's batch AheadBatches ahead, so that the lanes' loads meet L2 instead of DRAM. No registers
