@@ -25,6 +25,8 @@
 //   tiles4x8          one block per 16 KiB chunk (as CUB's segmented kernel launches at length 4096)
 //   no_short          the library's kernel without the short-segment walk (pieces_short_average 0), and
 //   short_bXuY        with X pieces per lane and Y elements of each at once
+//   tiles_aA[sS][pP]  the library's kernel with the segment-tile walk below an average of A elements per segment (S
+//                     pieces per tile, 2048 unless given; pieces over P elements, 32 unless given, to a warp), stop 41
 //   thread_per_segment  a thread per segment, a thread for each (the short-segment floor; not size-robust)
 //   dynPPPxK          the library's walk with a dynamic tail: the first PPP / 1000 of the path in one stretch per
 //                     block, the rest in K chunks per block taken from an atomic counter (slower everywhere at stop 29:
@@ -411,6 +413,17 @@ struct short_policy : seg::tuning::default_policy<sizeof(value_t)> {
   static constexpr int pieces_short_unroll = Unroll;
 };
 
+/// The segment-tile walk (agent/short_segment_tiles.cuh, stop 41): stretches averaging fewer than Average elements per
+/// segment take it (the short-segment walk stays below pieces_short_average for the rest), Segments pieces per tile,
+/// pieces longer than PieceItems listed for a warp.
+template <int Average, int Segments = 2048, int PieceItems = 32, int Prefetch = 1>
+struct tiles_policy : seg::tuning::default_policy<sizeof(value_t)> {
+  static constexpr int short_tile_average = Average;
+  static constexpr int short_tile_prefetch = Prefetch;
+  static constexpr int short_tile_segments = Segments;
+  static constexpr int short_tile_piece_items = PieceItems;
+};
+
 /// A thread per segment, one thread for each (an oversubscribed grid: the hardware's block scheduler hides the
 /// latency): the short-segment floor the issue quotes. Right for any layout, fast only for short uniform ones.
 __global__ void per_thread_segments(const value_t* __restrict__ in, const long long* offsets, long long S, value_t* out) {
@@ -688,6 +701,13 @@ int main(int argc, char** argv) {
                                  {"short_b2u4", library_under<short_policy<8, 2, 4 * 4 / sizeof(value_t)>>, true},
                                  {"short_b8u1", library_under<short_policy<8, 8, 1>>, true},
                                  {"thread_per_segment", thread_per_segment, true},
+                                 {"tiles_a4", library_under<tiles_policy<4>>, true},
+                                 {"tiles_a8", library_under<tiles_policy<8>>, true},
+                                 {"tiles_a16", library_under<tiles_policy<16>>, true},
+                                 {"tiles_a8s1024", library_under<tiles_policy<8, 1024>>, true},
+                                 {"tiles_a8p16", library_under<tiles_policy<8, 2048, 16>>, true},
+                                 {"tiles_a8pf0", library_under<tiles_policy<8, 2048, 32, 0>>, true},
+                                 {"tiles_a8pf2", library_under<tiles_policy<8, 2048, 32, 2>>, true},
                                  {"scalar_reduce", scalar_reduce, false},
                                  {"fold4x4", fold_probe<4, 4>, false},
                                  {"fold8x4", fold_probe<8, 4>, false},
