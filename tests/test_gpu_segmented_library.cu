@@ -1,10 +1,12 @@
 // GPU: reducelab::segmented_reduce and reducelab::reduce_by_key, the library's segmented entries — against the in-order
-// host fold of every segment, for int32 sums (exact), a non-commutative exact functor (composition of affine maps) and
-// double sums (within an order-free error bound), on the layouts that stress a segmented reduction: uniform lengths from
+// host fold of every segment, for int32 sums (exact), a non-commutative exact functor (composition of affine maps, as
+// 4-byte-aligned pairs and as the registry's 8-byte-aligned affine32, which the pieces walk reads in 16-byte vectors)
+// and double sums (within an order-free error bound), on the layouts that stress a segmented reduction: uniform lengths from
 // 1 to 2^16, one giant segment among a million tiny ones, 90 % empty segments, lengths 0..3, separate begin/end arrays
 // with gaps, overlaps and empty segments, and the stream walk of long segments under a policy that picks it everywhere;
 // reduce_by_key with runs of one and of random lengths; empty inputs; refusals.
 #include "exact_test_functors.hpp"
+#include "functors/affine_compose.cuh"
 #include "gpu_test.hpp"
 #include "reducelab/segmented_reduce.cuh"
 
@@ -27,7 +29,15 @@ using exact_test::affine_u32;
 using exact_test::compose;
 using exact_test::same;
 
+/// The registry's map (functors/affine_compose.cuh): aligned to its 8 bytes, so a lane of the pieces walk reads its
+/// chunk of a segment in 16-byte vectors with an unaligned head and tail (segment_pieces.cuh, fold_run_in_order),
+/// where affine_u32 (4-byte aligned) goes element by element.
+using aligned_affine = reducelab::functors::affine32;
+using reducelab::functors::affine_compose;
+
 bool same(std::int32_t x, std::int32_t y) { return x == y; }
+bool same(const aligned_affine& x, const aligned_affine& y) { return x == y; }
+std::string show(const aligned_affine& x) { return x.to_string(); }
 bool same(std::uint8_t x, std::uint8_t y) { return x == y; }
 
 std::string show(const affine_u32& x) { return "{" + std::to_string(x.a) + ", " + std::to_string(x.b) + "}"; }
@@ -54,6 +64,13 @@ std::vector<std::uint8_t> random_values(std::size_t n, std::uint64_t seed) {
 template <>
 std::vector<affine_u32> random_values(std::size_t n, std::uint64_t seed) {
   return exact_test::random_maps(n, seed);
+}
+template <>
+std::vector<aligned_affine> random_values(std::size_t n, std::uint64_t seed) {
+  const std::vector<affine_u32> maps = exact_test::random_maps(n, seed);
+  std::vector<aligned_affine> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = {maps[i].a, maps[i].b};
+  return v;
 }
 template <>
 std::vector<double> random_values(std::size_t n, std::uint64_t seed) {
@@ -184,6 +201,12 @@ void expect_layout(const layout& l, bool flat_too, std::uint64_t seed) {
       const std::vector<affine_u32> in = random_values<affine_u32>(l.n, seed + 1);
       const thrust::device_vector<affine_u32> d(in.begin(), in.end());
       expect_exact(device_segments<affine_u32, long long>(d, l, p, compose{}), in, l, compose{}, name + ", affine");
+    }
+    {
+      const std::vector<aligned_affine> in = random_values<aligned_affine>(l.n, seed + 3);
+      const thrust::device_vector<aligned_affine> d(in.begin(), in.end());
+      expect_exact(device_segments<aligned_affine, long long>(d, l, p, affine_compose{}), in, l, affine_compose{},
+                   name + ", aligned affine");
     }
     {
       const std::vector<double> in = random_values<double>(l.n, seed + 2);

@@ -25,8 +25,8 @@
 //   tiles4x8          one block per 16 KiB chunk (as CUB's segmented kernel launches at length 4096)
 //   no_short          the library's kernel without the short-segment walk (pieces_short_average 0), and
 //   short_bXuY        with X pieces per lane and Y elements of each at once
-//   tiles_aA[sS][pP]  the library's kernel with the segment-tile walk below an average of A elements per segment (S
-//                     pieces per tile, 2048 unless given; pieces over P elements, 32 unless given, to a warp), stop 41
+//   lone8, lone2      the library's kernel with 8 (2) 16-byte loads in flight per lone lane of the pieces walk, stop 41
+//   iplK, ipl16_lone8 the library's kernel with K items per lane in the pieces walk (lanes per segment = average / K)
 //   thread_per_segment  a thread per segment, a thread for each (the short-segment floor; not size-robust)
 //   dynPPPxK          the library's walk with a dynamic tail: the first PPP / 1000 of the path in one stretch per
 //                     block, the rest in K chunks per block taken from an atomic counter (slower everywhere at stop 29:
@@ -413,15 +413,12 @@ struct short_policy : seg::tuning::default_policy<sizeof(value_t)> {
   static constexpr int pieces_short_unroll = Unroll;
 };
 
-/// The segment-tile walk (agent/short_segment_tiles.cuh, stop 41): stretches averaging fewer than Average elements per
-/// segment take it (the short-segment walk stays below pieces_short_average for the rest), Segments pieces per tile,
-/// pieces longer than PieceItems listed for a warp.
-template <int Average, int Segments = 2048, int PieceItems = 32, int Prefetch = 1>
-struct tiles_policy : seg::tuning::default_policy<sizeof(value_t)> {
-  static constexpr int short_tile_average = Average;
-  static constexpr int short_tile_prefetch = Prefetch;
-  static constexpr int short_tile_segments = Segments;
-  static constexpr int short_tile_piece_items = PieceItems;
+/// The pieces walk's groups under other knobs (stop 41): items per lane (so the lanes a segment gets: a lone lane
+/// below ItemsPerLane elements on average), and the 16-byte loads a lone lane keeps in flight.
+template <int ItemsPerLane, int LoneInFlight>
+struct groups_policy : seg::tuning::default_policy<sizeof(value_t)> {
+  static constexpr int pieces_items_per_lane = ItemsPerLane;
+  static constexpr int pieces_lone_loads_in_flight = LoneInFlight;
 };
 
 /// A thread per segment, one thread for each (an oversubscribed grid: the hardware's block scheduler hides the
@@ -701,13 +698,12 @@ int main(int argc, char** argv) {
                                  {"short_b2u4", library_under<short_policy<8, 2, 4 * 4 / sizeof(value_t)>>, true},
                                  {"short_b8u1", library_under<short_policy<8, 8, 1>>, true},
                                  {"thread_per_segment", thread_per_segment, true},
-                                 {"tiles_a4", library_under<tiles_policy<4>>, true},
-                                 {"tiles_a8", library_under<tiles_policy<8>>, true},
-                                 {"tiles_a16", library_under<tiles_policy<16>>, true},
-                                 {"tiles_a8s1024", library_under<tiles_policy<8, 1024>>, true},
-                                 {"tiles_a8p16", library_under<tiles_policy<8, 2048, 16>>, true},
-                                 {"tiles_a8pf0", library_under<tiles_policy<8, 2048, 32, 0>>, true},
-                                 {"tiles_a8pf2", library_under<tiles_policy<8, 2048, 32, 2>>, true},
+                                 {"lone8", library_under<groups_policy<policy::pieces_items_per_lane, 8>>, true},
+                                 {"lone2", library_under<groups_policy<policy::pieces_items_per_lane, 2>>, true},
+                                 {"ipl16", library_under<groups_policy<16, policy::pieces_lone_loads_in_flight>>, true},
+                                 {"ipl8", library_under<groups_policy<8, policy::pieces_lone_loads_in_flight>>, true},
+                                 {"ipl16_lone8", library_under<groups_policy<16, 8>>, true},
+                                 {"ipl32", library_under<groups_policy<32, policy::pieces_lone_loads_in_flight>>, true},
                                  {"scalar_reduce", scalar_reduce, false},
                                  {"fold4x4", fold_probe<4, 4>, false},
                                  {"fold8x4", fold_probe<8, 4>, false},

@@ -146,10 +146,6 @@ struct policy {
   static constexpr long long stream_min_average = 512;
   static constexpr int stream_loads_in_flight = 4;
   static constexpr long long end_step_weight = 1;
-  static constexpr int short_tile_average = 0;
-  static constexpr int short_tile_segments = 2048;
-  static constexpr int short_tile_piece_items = 32;
-  static constexpr int short_tile_prefetch = 1;
 };
 
 /// Items per thread by value size: a tile stages tile_steps values plus tile_steps + 1 eight-byte segment ends, so

@@ -14,7 +14,6 @@
 #include "reducelab/core/traits.hpp"
 #include "reducelab/segmented/agent/merge_path_block.cuh"
 #include "reducelab/segmented/agent/segment_pieces.cuh"
-#include "reducelab/segmented/agent/short_segment_tiles.cuh"
 #include "reducelab/segmented/agent/stream_pieces.cuh"
 #include "reducelab/segmented/grid/segment_carries.cuh"
 #include "reducelab/segmented/merge_path.cuh"
@@ -71,11 +70,11 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
     carry = average >= PolicyT::stream_min_average && to.segment - from.segment < agent::max_stream_pieces
                 ? agent::stream_pieces<PolicyT, Map>(in, src, from, to, out, op, storage)
             : average >= PolicyT::pieces_min_average
-                ? agent::reduce_short_tiles_or_pieces<PolicyT, Map>(in, src, from, to, out, op, average, storage)
+                ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
                 : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
   } else {
     carry = average >= PolicyT::pieces_min_average
-                ? agent::reduce_short_tiles_or_pieces<PolicyT, Map>(in, src, from, to, out, op, average, storage)
+                ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
                 : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
   }
   __syncthreads();  // this block's outputs are written (the look-back reads one of them back)
