@@ -111,14 +111,17 @@ __device__ __forceinline__ T fold_share(T acc, const T* __restrict__ in, long lo
   }
 }
 
-/// Any associative functor: acc joined with in[first, last) in order, by one lane (its contiguous chunk of a piece).
+/// Any associative functor: acc joined with in[first, last) in order, by one lane (its contiguous chunk of a piece,
+/// in a group of 2 to 16 lanes: see group_reduce_range).
 /// Where T tiles a 16-byte vector, the body is read in 16-byte loads, InFlight issued before any is folded
 /// (agent::fold_thread_run), and the unaligned head and tail (fewer values than a vector holds, each) are loaded
 /// alongside and joined around it, so a chunk of up to InFlight vectors costs one memory round trip. Other types go
-/// element by element, four loads in flight (thread::fold_strided). Why: affine maps in segments of 32 and 256 took
-/// two round trips of 8-byte loads per lane (stop 41: 42-61 % of peak at 2^26 where plus/double reached 71-84 %).
+/// element by element, four loads in flight (thread::fold_strided). Why: in segments of 32 and 256, affine maps read
+/// element by element took two round trips of 8-byte loads per lane (stop 41: 57-61 % of peak at 2^26 on the H100,
+/// where plus/double reached 74-84 %; 1.18-1.30x faster with vectors).
 template <int InFlight, class T, class OpT>
-__device__ __forceinline__ T fold_run_in_order(T acc, const T* __restrict__ in, long long first, long long last, OpT op) {
+__device__ __forceinline__ T fold_run_in_order(T acc, const T* __restrict__ in, long long first, long long last,
+                                               OpT op) {
   if constexpr (vector_fold<T> && sizeof(T) < 16) {
     constexpr int per_vector = static_cast<int>(16 / sizeof(T));
     const long long count = last - first;
@@ -168,7 +171,17 @@ __device__ __forceinline__ T group_reduce_range(const T* __restrict__ in, long l
     const long long chunk = (last - first + G - 1) / G;
     const long long a = first + rank * chunk < last ? first + rank * chunk : last;
     const long long b = a + chunk < last ? a + chunk : last;
-    mine = fold_run_in_order<InFlight>(identity_of<OpT, T>(), in, a, b, op);
+    // Groups of 2 to 16 lanes read their chunks (about pieces_items_per_lane values each) in 16-byte vectors. A lone
+    // lane (a whole piece, up to 4 x the stretch's average) and a warp (a listed long piece) go element by element:
+    // 90 %-empty segments of 80 affine maps at 2^26 on the H100 took 1.32x the element-by-element time with vectors
+    // in every group, 1.06x with vectors in warps but not in lone lanes, and 1.01-1.02x as here, for reasons not
+    // understood (results/NVIDIA_H100_80GB_HBM3-segmented/in-order-vector-chunks.txt).
+    if constexpr (G > 1 && G < 32) {
+      mine = fold_run_in_order<InFlight>(identity_of<OpT, T>(), in, a, b, op);
+    } else {
+      mine = thread::fold_strided(identity_of<OpT, T>(), in, static_cast<std::size_t>(a), static_cast<std::size_t>(b),
+                                  1, op);
+    }
   }
   if constexpr (G == 1) {
     return mine;
