@@ -44,7 +44,13 @@
 //                      4-byte values: 32, measured with pieces_loads_in_flight below (the in-order path had measured 8
 //                      best, but plus and the other commutative functors never take it). 8-byte values keep 8, with 4
 //                      loads in flight: 16 items with 8 loads (and pieces of 2049 to the block) was up to 4 % faster
-//                      from 256 up but 1.2x / 1.3x slower at length 32 (H100 / H200; policy-8byte.txt)
+//                      from 256 up but 1.2x / 1.3x slower at length 32 (H100 / H200; policy-8byte.txt). A
+//                      non-commutative functor's lane folds a contiguous chunk of about this many values; in groups
+//                      of 2 to 16 lanes it reads the chunk in 16-byte vectors where the type allows (stop 41,
+//                      segment_pieces.cuh, fold_run_in_order). Measured again at 2^26 at stop 41 (results/
+//                      NVIDIA_H100_80GB_HBM3-segmented/group-knobs-2e26.txt): for int32, 16 was 4-8 % faster at lengths
+//                      48-128 and 8 was 10-13 % faster at 48-64, but both were slower at 32 and 8 was 1.3x slower at
+//                      16, so 32 stays
 //   pieces_loads_in_flight  16-byte loads a lane of the pieces walk issues before it folds any, in groups of 2 lanes
 //                      and more, warps and the whole block; pieces_lone_loads_in_flight is that of a group of one lane
 //                      (the short-segment walk, whose registers it bounds). 4-byte values: 8 and 4. Against the
