@@ -280,6 +280,29 @@ TEST(SegmentedReport, PlotsPlannedAndWritten) {
   EXPECT_TRUE(contains(chart.str(), "<title>block_per_segment</title>"));
   EXPECT_FALSE(contains(chart.str(), "<title>cub::DeviceSegmentedReduce::Reduce</title>"));
   EXPECT_TRUE(contains(chart.str(), "1× = cub::DeviceSegmentedReduce::Reduce"));
+  // The scalar report's chart (comparisons/svg_chart.hpp) over segment length, in its styles: the library thick and
+  // solid in its teal; the ladder's variants thin, from the palette.
+  EXPECT_TRUE(contains(chart.str(), "uniform segment length (log scale)"));
+  EXPECT_TRUE(contains(chart.str(), "<title>reducelab::segmented_reduce</title>\n<polyline fill=\"none\" "
+                                    "stroke=\"#00756f\" stroke-width=\"3.2\" stroke-linejoin"));
+  EXPECT_TRUE(contains(chart.str(), "<title>warp_per_segment</title>\n<polyline fill=\"none\" stroke=\"#1f77b4\" "
+                                    "stroke-width=\"1.8\" stroke-linejoin"));
+  for (const auto& name : expected) {
+    std::ifstream f(dir.path / "plots" / name);
+    std::stringstream doc;
+    doc << f.rdbuf();
+    const std::string svg = doc.str();
+    const auto occurrences = [&](const std::string& what) {
+      std::size_t k = 0;
+      for (auto at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++k;
+      return k;
+    };
+    EXPECT_EQ(svg.rfind("<svg", 0), 0u) << name;
+    EXPECT_EQ(occurrences("<g>") + occurrences("<g "), occurrences("</g>")) << name;
+    EXPECT_EQ(occurrences("<text"), occurrences("</text>")) << name;
+    EXPECT_EQ(svg.find("nan"), std::string::npos) << name;
+    EXPECT_EQ(svg.find("inf"), std::string::npos) << name;
+  }
 }
 
 TEST(SegmentedReport, ReportCommandDispatchesOnTheSchema) {

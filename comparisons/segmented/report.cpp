@@ -4,6 +4,7 @@
 #include "comparisons/segmented/report.hpp"
 
 #include "comparisons/results_view.hpp"
+#include "comparisons/svg_chart.hpp"
 #include "comparisons/text_file.hpp"
 #include "reducelab/core/error.hpp"
 
@@ -31,6 +32,7 @@ using reducelab::report::detail::md_table;
 using reducelab::report::detail::number_at;
 using reducelab::report::detail::size_label;
 using reducelab::report::detail::string_at;
+namespace svg = reducelab::report::svg;
 
 constexpr const char* op_segmented = "segmented_reduce";
 constexpr const char* op_by_key = "reduce_by_key";
@@ -567,109 +569,6 @@ std::string render_plot_links(const json& results, const std::string& plots_subd
   return s.str() + "\n";
 }
 
-// --- SVG -------------------------------------------------------------------------------------------------------
-// Small on purpose: the scalar report's renderer is private to report.cpp; this one draws the same kind of chart
-// (log2 x axis, one polyline per backend, a dashed reference line) in the same palette conventions.
-
-namespace svg {
-
-constexpr double width = 960, height = 520, left = 80, right = 640, top = 60, bottom = 460;
-constexpr double legend_x = right + 24, legend_row = 17;
-constexpr const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-constexpr const char* library_colour = "#00756f";  // the scalar report's reducelab::reduce teal
-constexpr const char* cub_colour = "#000000";
-constexpr const char* thrust_colour = "#b2182b";
-
-struct series {
-  std::string label, colour, dash;
-  double stroke = 1.8;
-  std::vector<std::pair<double, double>> points;  // (log2 length, y)
-};
-
-std::string escape(const std::string& text) {
-  std::string s;
-  for (char c : text) s += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&quot;" : std::string(1, c);
-  return s;
-}
-std::string num(double v) { return format("%.1f", v); }
-
-std::string render(const std::string& title, const std::string& y_label, bool log_y, std::optional<double> ref_y,
-                   const std::string& ref_label, const std::vector<series>& lines) {
-  double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
-  for (const auto& l : lines)
-    for (const auto& [x, y] : l.points) {
-      x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
-      const double v = log_y ? std::log2(y) : y;
-      y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
-    }
-  if (ref_y) {
-    const double v = log_y ? std::log2(*ref_y) : *ref_y;
-    y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
-  }
-  if (!std::isfinite(x_lo)) x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;
-  x_lo = std::floor(x_lo), x_hi = std::max(std::ceil(x_hi), x_lo + 1);
-  if (log_y) y_lo = std::floor(y_lo), y_hi = std::max(std::ceil(y_hi), y_lo + 1);
-  else y_lo = 0, y_hi = y_hi > 0 ? y_hi * 1.05 : 1;
-  const auto px = [&](double x) { return left + (x - x_lo) / (x_hi - x_lo) * (right - left); };
-  const auto py = [&](double y) {
-    const double v = log_y ? std::log2(y) : y;
-    return bottom - (v - y_lo) / (y_hi - y_lo) * (bottom - top);
-  };
-  std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 "
-    << width << " " << height << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-    << "<text x=\"" << num(left) << "\" y=\"28\" font-size=\"16\" font-weight=\"bold\">" << escape(title) << "</text>\n"
-    << "<g stroke=\"#333\" stroke-width=\"1.2\"><line x1=\"" << num(left) << "\" y1=\"" << num(bottom) << "\" x2=\""
-    << num(right) << "\" y2=\"" << num(bottom) << "\"/><line x1=\"" << num(left) << "\" y1=\"" << num(top)
-    << "\" x2=\"" << num(left) << "\" y2=\"" << num(bottom) << "\"/></g>\n<g fill=\"#333\">\n";
-  const double x_stride = std::ceil((x_hi - x_lo) / 12);
-  for (double k = x_lo; k <= x_hi + 1e-9; k += x_stride)
-    s << "<text x=\"" << num(px(k)) << "\" y=\"" << num(bottom + 18) << "\" text-anchor=\"middle\">2<tspan dy=\"-6\" "
-      << "font-size=\"9\">" << static_cast<int>(k) << "</tspan></text>\n";
-  const int y_ticks = 6;
-  for (int i = 0; i <= y_ticks; ++i) {
-    const double v = y_lo + (y_hi - y_lo) * i / y_ticks;
-    const double y = log_y ? std::exp2(v) : v;
-    const std::string label = log_y ? (y >= 1 ? format("%g×", y) : format("1/%g×", 1 / y)) : format("%.0f", y);
-    s << "<text x=\"" << num(left - 6) << "\" y=\"" << num(py(y) + 4) << "\" text-anchor=\"end\">" << escape(label)
-      << "</text>\n";
-  }
-  s << "<text x=\"" << num((left + right) / 2) << "\" y=\"" << num(height - 16)
-    << "\" text-anchor=\"middle\">uniform segment length (log scale)</text>\n<text transform=\"translate(22,"
-    << num((top + bottom) / 2) << ") rotate(-90)\" text-anchor=\"middle\">" << escape(y_label) << "</text>\n</g>\n";
-  std::size_t entry = 0;
-  const auto legend = [&](const std::string& label, const std::string& colour, const std::string& dash, double stroke) {
-    const double y = top + legend_row * (static_cast<double>(entry++) + 0.5);
-    s << "<line x1=\"" << num(legend_x) << "\" y1=\"" << num(y) << "\" x2=\"" << num(legend_x + 28) << "\" y2=\""
-      << num(y) << "\" stroke=\"" << colour << "\" stroke-width=\"" << num(stroke) << "\""
-      << (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") << "/><text x=\"" << num(legend_x + 34)
-      << "\" y=\"" << num(y + 4) << "\">" << escape(label) << "</text>\n";
-  };
-  for (const auto& l : lines) {
-    s << "<g><title>" << escape(l.label) << "</title><polyline fill=\"none\" stroke=\"" << l.colour
-      << "\" stroke-width=\"" << num(l.stroke) << "\"" << (l.dash.empty() ? "" : " stroke-dasharray=\"" + l.dash + "\"")
-      << " points=\"";
-    for (std::size_t j = 0; j < l.points.size(); ++j)
-      s << (j ? " " : "") << num(px(l.points[j].first)) << "," << num(py(l.points[j].second));
-    s << "\"/>\n";
-    for (const auto& [x, y] : l.points)
-      s << "<circle cx=\"" << num(px(x)) << "\" cy=\"" << num(py(y)) << "\" r=\"3\" fill=\"" << l.colour << "\"/>\n";
-    legend(l.label, l.colour, l.dash, l.stroke);
-    s << "</g>\n";
-  }
-  if (ref_y) {
-    s << "<line x1=\"" << num(left) << "\" y1=\"" << num(py(*ref_y)) << "\" x2=\"" << num(right) << "\" y2=\""
-      << num(py(*ref_y)) << "\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n";
-    legend(ref_label, "#555", "6 4", 1.5);
-  }
-  s << "</svg>\n";
-  return s.str();
-}
-
-}  // namespace svg
-
 std::string sanitize(const std::string& text) {
   std::string s = text;
   for (char& ch : s)
@@ -677,7 +576,9 @@ std::string sanitize(const std::string& text) {
   return s;
 }
 
-/// One series per backend timed on uniform layouts of (case, n), in first-seen backend order, y from `value`.
+/// One series per backend timed on uniform layouts of (case, n), in first-seen backend order, y from `value`; styled
+/// as the scalar report styles them (svg_chart.hpp): the library teal, CUB's reference black, CUB's own operators
+/// blue, Thrust red, all thick, the baselines dashed; the ladder's variants from the palette.
 template <class ValueT>
 std::vector<svg::series> collect_series(const segmented_index& idx, const case_key& c, std::uint64_t n, ValueT value) {
   std::vector<svg::series> out;
@@ -690,13 +591,15 @@ std::vector<svg::series> collect_series(const segmented_index& idx, const case_k
     const std::string backend = string_at(*row, "backend");
     auto it = std::find_if(out.begin(), out.end(), [&](const svg::series& l) { return l.label == backend; });
     if (it == out.end()) {
-      svg::series l{backend, "", "", 1.8, {}};
       const std::string family = string_at(*row, "family");
-      if (family == "library") l.colour = svg::library_colour, l.stroke = 3.2;
-      else if (family == "cub") l.colour = svg::cub_colour, l.dash = "8 4", l.stroke = 3.2;
-      else if (family == "thrust") l.colour = svg::thrust_colour, l.dash = "8 4", l.stroke = 3.2;
-      else l.colour = svg::palette[others++ % std::size(svg::palette)];
-      it = out.insert(out.end(), l);
+      svg::line_style style;
+      if (family == "library") style = {svg::reducelab_colour, "", svg::library_stroke, true};
+      else if (family == "cub")
+        style = {backend == cub_segmented || backend == cub_by_key ? svg::cub_reference_colour : svg::cub_own_op_colour,
+                 svg::library_dash, svg::library_stroke, true};
+      else if (family == "thrust") style = {svg::thrust_colour, svg::library_dash, svg::library_stroke, true};
+      else style = {svg::custom_palette[others++ % std::size(svg::custom_palette)], "", svg::custom_stroke, false};
+      it = out.insert(out.end(), svg::series{backend, style, {}});
     }
     it->points.emplace_back(std::log2(static_cast<double>(*len)), *y);
   }
@@ -831,19 +734,32 @@ std::string render_plot(const json& results, const plot_spec& p) {
   const case_key c{p.operation, p.functor, p.type};
   const std::string what = p.functor + " / " + p.type + " " + p.operation + ", n = " + size_label(p.n) + " (" +
                            string_at(results.value("device", json::object()), "name", "unknown device") + ")";
+  svg::chart ch;
+  ch.x_label = "uniform segment length (log scale)";
+  const json timing = results.value("timing", json::object());
+  ch.subtitle = "median";
+  if (const auto samples = number_at(timing, "samples")) ch.subtitle += format(" of %.0f interleaved samples", *samples);
+  if (string_at(timing, "cache") == "cold") ch.subtitle += ", L2 flushed before each";
+  ch.subtitle += "; libraries drawn thick, baselines dashed";
   if (p.kind == "gbps") {
-    const auto peak = idx.peak();
-    return svg::render(what + ": GB/s", "GB/s (bytes moved / median time)", false, peak,
-                       peak ? format("device peak %.0f GB/s", *peak) : "", collect_series(idx, c, p.n, [](const json& row) {
-                         return number_at(row, "gb_per_s");
-                       }));
+    ch.title = what + ": GB/s";
+    ch.y_label = "GB/s (bytes moved / median time)";
+    ch.reference_y = idx.peak();
+    if (ch.reference_y) ch.reference_label = format("device peak %.0f GB/s", *ch.reference_y);
+    ch.lines = collect_series(idx, c, p.n, [](const json& row) { return number_at(row, "gb_per_s"); });
+    return svg::render(ch);
   }
   const std::string cub = cub_of(p.operation);
-  return svg::render(what + ": × CUB", "speedup vs CUB (CUB time / time, log scale)", true, 1.0, "1× = " + cub,
-                     collect_series(idx, c, p.n, [&](const json& row) -> std::optional<double> {
-                       if (string_at(row, "backend") == cub) return std::nullopt;
-                       return speedup_of(row, idx.find(c, string_at(row, "layout"), p.n, cub));
-                     }));
+  ch.title = what + ": × CUB";
+  ch.y_label = "speedup vs CUB (CUB time / time, log scale)";
+  ch.log2_y = true;
+  ch.reference_y = 1.0;
+  ch.reference_label = "1× = " + cub;
+  ch.lines = collect_series(idx, c, p.n, [&](const json& row) -> std::optional<double> {
+    if (string_at(row, "backend") == cub) return std::nullopt;
+    return speedup_of(row, idx.find(c, string_at(row, "layout"), p.n, cub));
+  });
+  return svg::render(ch);
 }
 
 void write_report(const json& results, const std::string& out_dir) {
