@@ -630,18 +630,13 @@ std::string sanitize(const std::string& text) {
 svg::line_style style_of(const results_index& idx, const json& row) {
   const std::string v = variant_of(row);
   if (is_library(row))  // the product: thick like a library, solid like a variant, in a colour of its own
-    return {svg::reducelab_colour, v == library_reduce ? "" : svg::reducelab_host_dash, svg::library_stroke, true};
-  if (!is_custom(row)) {
-    const char* colour = v.rfind("thrust", 0) == 0                  ? svg::thrust_colour
-                         : v == cub_reduce || v == cub_scan ? svg::cub_reference_colour
-                                                                     : svg::cub_own_op_colour;
-    return {colour, svg::library_dash, svg::library_stroke, true};
-  }
+    return svg::reducelab_style(v == library_reduce ? "" : svg::reducelab_host_dash);
+  if (!is_custom(row))
+    return svg::baseline_style(v.rfind("thrust", 0) == 0             ? svg::thrust_colour
+                               : v == cub_reduce || v == cub_scan ? svg::cub_reference_colour
+                                                                  : svg::cub_own_op_colour);
   const auto& order = idx.custom_variants();
-  const std::size_t k =
-      static_cast<std::size_t>(std::find(order.begin(), order.end(), v) - order.begin());
-  const std::size_t palette = std::size(svg::custom_palette);
-  return {svg::custom_palette[k % palette], k >= palette ? svg::second_cycle_dash : "", svg::custom_stroke, false};
+  return svg::custom_style(static_cast<std::size_t>(std::find(order.begin(), order.end(), v) - order.begin()));
 }
 
 std::string legend_label(const json& row) {

@@ -5,6 +5,8 @@
 // of their own, custom variants thin from a palette.
 #pragma once
 
+#include <cstddef>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -32,6 +34,19 @@ struct line_style {
   double stroke = custom_stroke;
   bool bold_label = false;
 };
+
+/// A library baseline (CUB, Thrust): thick and dashed, its label bold.
+inline line_style baseline_style(const char* colour) { return {colour, library_dash, library_stroke, true}; }
+
+/// One of reducelab's own entry points: thick, in its teal, solid unless `dash` (the host-returning call's).
+inline line_style reducelab_style(const char* dash = "") { return {reducelab_colour, dash, library_stroke, true}; }
+
+/// The k-th (from 0) custom variant of a run: thin, from the palette; past it, the palette again dash-dotted. The
+/// caller numbers variants over the whole run, so a variant keeps its colour in every chart.
+inline line_style custom_style(std::size_t k) {
+  constexpr std::size_t palette = std::size(custom_palette);
+  return {custom_palette[k % palette], k >= palette ? second_cycle_dash : "", custom_stroke, false};
+}
 
 struct series {
   std::string label;

@@ -37,10 +37,10 @@ using reducelab::functors::affine_compose;
 
 bool same(std::int32_t x, std::int32_t y) { return x == y; }
 bool same(const aligned_affine& x, const aligned_affine& y) { return x == y; }
-std::string show(const aligned_affine& x) { return x.to_string(); }
 bool same(std::uint8_t x, std::uint8_t y) { return x == y; }
 
 std::string show(const affine_u32& x) { return "{" + std::to_string(x.a) + ", " + std::to_string(x.b) + "}"; }
+std::string show(const aligned_affine& x) { return x.to_string(); }
 template <class T>
 std::string show(const T& x) {
   return std::to_string(x);

@@ -592,13 +592,13 @@ std::vector<svg::series> collect_series(const segmented_index& idx, const case_k
     auto it = std::find_if(out.begin(), out.end(), [&](const svg::series& l) { return l.label == backend; });
     if (it == out.end()) {
       const std::string family = string_at(*row, "family");
-      svg::line_style style;
-      if (family == "library") style = {svg::reducelab_colour, "", svg::library_stroke, true};
-      else if (family == "cub")
-        style = {backend == cub_segmented || backend == cub_by_key ? svg::cub_reference_colour : svg::cub_own_op_colour,
-                 svg::library_dash, svg::library_stroke, true};
-      else if (family == "thrust") style = {svg::thrust_colour, svg::library_dash, svg::library_stroke, true};
-      else style = {svg::custom_palette[others++ % std::size(svg::custom_palette)], "", svg::custom_stroke, false};
+      const svg::line_style style =
+          family == "library" ? svg::reducelab_style()
+          : family == "cub"   ? svg::baseline_style(backend == cub_segmented || backend == cub_by_key
+                                                        ? svg::cub_reference_colour
+                                                        : svg::cub_own_op_colour)
+          : family == "thrust" ? svg::baseline_style(svg::thrust_colour)
+                               : svg::custom_style(others++);
       it = out.insert(out.end(), svg::series{backend, style, {}});
     }
     it->points.emplace_back(std::log2(static_cast<double>(*len)), *y);
