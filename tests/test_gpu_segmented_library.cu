@@ -288,6 +288,39 @@ TEST(LibrarySegmentedReduce, UniformLengthsAroundTheShortWalksLine) {
   }
 }
 
+// The short-segment pass (kernels/short_segments.cuh) takes launches that average at most short_pass_max_average
+// elements per segment (segmented/tuning.hpp: 12 for values of up to 8 bytes) and reduces segments of up to
+// short_pass_max_length (128) itself; a longer one hands the launch back to the merge-path pass, which then reduces
+// only the longer ones (its walks skip the others: the pieces walks, the stream walk, and the look-back's join).
+// Averages on both sides of the line, and segments of 128 and 129 among ones.
+TEST(LibrarySegmentedReduce, ShortPassLinesAndItsHandBack) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  for (long long len : {1LL, 11LL, 12LL, 13LL}) {
+    const std::size_t count = static_cast<std::size_t>((std::size_t{1} << 20) / len + 7);
+    expect_layout(consecutive(uniform(count, len), "uniform length " + std::to_string(len)), true,
+                  static_cast<std::uint64_t>(200 + len));
+  }
+  for (long long longest : {128LL, 129LL}) {
+    std::vector<long long> lengths(600'000, 1);
+    for (std::size_t i = 0; i < lengths.size(); i += 4099) lengths[i] = longest;
+    expect_layout(consecutive(lengths, "ones with some of " + std::to_string(longest)), true,
+                  static_cast<std::uint64_t>(longest));
+  }
+  std::vector<long long> lengths = random_lengths(700'000, 0, 6, 71);
+  lengths.back() = 100'000;  // the last segment: the merge-path pass's last blocks take the hand-back's giant
+  expect_layout(consecutive(lengths, "lengths 0..6, the last one long"), true, 72);
+  // Lengths 0..200 with an average under 12: short ones that cross the merge-path pass's block boundaries and long
+  // ones beside them, so that blocks begin, pass through and end in segments of both kinds.
+  std::mt19937_64 rng(73);
+  std::vector<long long> mixed(400'000);
+  for (auto& l : mixed) l = rng() % 16 == 0 ? 100 + static_cast<long long>(rng() % 101) : static_cast<long long>(rng() % 5);
+  expect_layout(consecutive(mixed, "lengths 0..4 and one in sixteen 100..200"), true, 74);
+  // A stretch the stream walk takes (average 512 or more) with short segments at its edges: a giant among ones.
+  std::vector<long long> giant(300'000, 1);
+  giant[150'000] = std::int64_t{1} << 21;
+  expect_layout(consecutive(giant, "a giant among ones"), true, 75);
+}
+
 // Short segments with one in five of 28 values. For int32 the stretches still average under 7 per segment, so they
 // take the short walk, but on a GPU of 132 SMs (528 blocks) each holds about 490 pieces of 4 x the average or longer,
 // more than the warps' list has room for (256 per block): the rest stay with the lane that found them. The 8-byte
@@ -366,38 +399,47 @@ TEST(LibrarySegmentedReduce, GraphReplaysSeeTheirOwnInput) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   // A graph's replays launch with the epoch frozen at capture: without the captured clear of the carry slots, a replay
   // would take the previous replay's carries for its own. Segments that cross many blocks (a giant one, and lengths of
-  // 4096) make every block publish and most look back; the input changes between replays.
-  std::vector<long long> lengths = uniform(2000, 4096);
-  lengths[700] = std::int64_t{1} << 23;
-  const layout l = consecutive(lengths, "graph replays");
-  std::vector<long long> offsets(l.begins.begin(), l.begins.end());
-  offsets.push_back(l.ends.back());
-  const thrust::device_vector<long long> d_offsets(offsets.begin(), offsets.end());
-  thrust::device_vector<std::int32_t> d_in(l.n);
-  thrust::device_vector<std::int32_t> d_out(lengths.size());
-  cudaStream_t stream = nullptr;
-  CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  reducelab::segmented_reduce(raw(d_in), raw(d_offsets), raw(d_offsets) + 1, lengths.size(), raw(d_out), add{}, stream);
-  CUDA_TRY(cudaStreamEndCapture(stream, &graph));
-  CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
-  for (int replay = 0; replay < 3; ++replay) {
-    SCOPED_TRACE("replay " + std::to_string(replay));
-    const std::vector<std::int32_t> in = random_values<std::int32_t>(l.n, 100 + replay);
-    // On the replays' stream: a copy from pageable memory may return before its DMA lands, and a non-blocking stream
-    // does not wait for the legacy default stream.
-    CUDA_TRY(cudaMemcpyAsync(raw(d_in), in.data(), in.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream));
-    CUDA_TRY(cudaGraphLaunch(exec, stream));
-    CUDA_TRY(cudaStreamSynchronize(stream));
-    std::vector<std::int32_t> got(lengths.size());
-    CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
-    expect_exact(got, in, l, add{}, "graph replay");
+  // 4096) make every block publish and most look back; the input changes between replays. Then the short-segment
+  // pass's two cases (kernels/short_segments.cuh): short segments only, and short ones with one it hands back (its
+  // flag, cleared with the slots, must not survive into the next replay: a stale one would only redo the work).
+  std::vector<long long> long_ones = uniform(2000, 4096);
+  long_ones[700] = std::int64_t{1} << 23;
+  std::vector<long long> handed_back = random_lengths(500'000, 0, 5, 81);
+  handed_back[1234] = std::int64_t{1} << 20;
+  for (const layout& l : {consecutive(long_ones, "graph replays, long segments"),
+                          consecutive(random_lengths(500'000, 0, 5, 82), "graph replays, short segments"),
+                          consecutive(handed_back, "graph replays, short segments and one long")}) {
+    SCOPED_TRACE(l.name);
+    const std::size_t segments = l.begins.size();
+    std::vector<long long> offsets(l.begins.begin(), l.begins.end());
+    offsets.push_back(l.ends.back());
+    const thrust::device_vector<long long> d_offsets(offsets.begin(), offsets.end());
+    thrust::device_vector<std::int32_t> d_in(l.n);
+    thrust::device_vector<std::int32_t> d_out(segments);
+    cudaStream_t stream = nullptr;
+    CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    reducelab::segmented_reduce(raw(d_in), raw(d_offsets), raw(d_offsets) + 1, segments, raw(d_out), add{}, stream);
+    CUDA_TRY(cudaStreamEndCapture(stream, &graph));
+    CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 0; replay < 3; ++replay) {
+      SCOPED_TRACE("replay " + std::to_string(replay));
+      const std::vector<std::int32_t> in = random_values<std::int32_t>(l.n, 100 + replay);
+      // On the replays' stream: a copy from pageable memory may return before its DMA lands, and a non-blocking
+      // stream does not wait for the legacy default stream.
+      CUDA_TRY(cudaMemcpyAsync(raw(d_in), in.data(), in.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream));
+      CUDA_TRY(cudaGraphLaunch(exec, stream));
+      CUDA_TRY(cudaStreamSynchronize(stream));
+      std::vector<std::int32_t> got(segments);
+      CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+      expect_exact(got, in, l, add{}, "graph replay");
+    }
+    CUDA_TRY(cudaGraphExecDestroy(exec));
+    CUDA_TRY(cudaGraphDestroy(graph));
+    CUDA_TRY(cudaStreamDestroy(stream));
   }
-  CUDA_TRY(cudaGraphExecDestroy(exec));
-  CUDA_TRY(cudaGraphDestroy(graph));
-  CUDA_TRY(cudaStreamDestroy(stream));
 }
 
 namespace segmented_library_test {
@@ -440,7 +482,7 @@ std::vector<T> segments_under(const std::vector<T>& in, const layout& l, OpT op)
   count.host = static_cast<long long>(l.begins.size());
   kernel<<<static_cast<unsigned>(grid), policy::block_threads>>>(
       raw(d_in), raw(d_offsets), static_cast<const long long*>(nullptr), count, raw(d_out),
-      seg::grid::carry_slots<T>::carve(raw(slots), grid, 1), op);
+      seg::grid::carry_slots<T>::carve(raw(slots), grid, 1), seg::kernels::short_pass_flag{nullptr, 0}, op);
   CUDA_TRY(cudaGetLastError());
   CUDA_TRY(cudaDeviceSynchronize());
   std::vector<T> got(l.begins.size());
@@ -449,6 +491,25 @@ std::vector<T> segments_under(const std::vector<T>& in, const layout& l, OpT op)
 }
 
 }  // namespace segmented_library_test
+
+/// The default policy: the merge-path pass as the library launches it, here without the short-segment pass before it.
+template <class T>
+using default_walk_policy = reducelab::segmented::tuning::default_policy<sizeof(T)>;
+
+// The merge-path pass alone on short segments, which the short-segment pass takes from it in the library's launches
+// (its own short walk, agent/segment_pieces.cuh, still serves the stretches of short segments in a launch handed back).
+TEST(LibrarySegmentedReduce, MergePathPassAloneOnShortSegments) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  for (long long len : {1LL, 2LL, 5LL, 7LL, 8LL, 12LL}) {
+    const layout l = consecutive(uniform(static_cast<std::size_t>((1 << 20) / len + 3), len),
+                                 "merge path alone, uniform length " + std::to_string(len));
+    SCOPED_TRACE(l.name);
+    const std::vector<std::int32_t> ints = random_values<std::int32_t>(l.n, 80 + len);
+    expect_exact(segments_under<default_walk_policy>(ints, l, add{}), ints, l, add{}, "int32 +");
+    const std::vector<affine_u32> maps = random_values<affine_u32>(l.n, 90 + len);
+    expect_exact(segments_under<default_walk_policy>(maps, l, compose{}), maps, l, compose{}, "affine");
+  }
+}
 
 TEST(LibrarySegmentedReduce, TileWalkUnderAPolicyThatPicksIt) {
   REDUCELAB_SKIP_WITHOUT_GPU();

@@ -25,7 +25,10 @@
 //   - one offsets array: a merge path over (segment ends, elements) gives every block of a fixed grid the same number of
 //     steps, whatever the lengths: segments of one element, a million empty ones, or one segment holding half the data
 //     among a million tiny ones. The block that ends a segment crossing blocks puts the earlier blocks' parts in front,
-//     in block order, through a look-back inside the same launch (segmented/grid/segment_carries.cuh).
+//     in block order, through a look-back inside the same launch (segmented/grid/segment_carries.cuh). When the
+//     segments average a few elements, a pass with a thread per segment and many small blocks goes first and writes
+//     every segment of up to 128 elements; the merge path then takes only the longer ones, if there are any
+//     (segmented/kernels/short_segments.cuh says why, and how the two decide on the device).
 //   - separate begin/end arrays: a scan of the lengths lays the segments end to end virtually and the same merge path
 //     runs over that layout, reading each element where its segment lies; balanced the same way, for one more pass over
 //     the offsets.

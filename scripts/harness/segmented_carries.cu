@@ -2,7 +2,9 @@
 // and streaming floors over the same bytes. Not part of the build or of the tests; results/<device>-segmented/
 // lookback-vs-fixup.txt and policy-4byte.txt hold what it printed.
 //
-//   library           reducelab::segmented_reduce (one launch, the look-back of segmented/grid/segment_carries.cuh)
+//   library           reducelab::segmented_reduce (since stop 43 the short-segment pass, then the merge-path pass with
+//                     the look-back of segmented/grid/segment_carries.cuh)
+//   merge_path_only   the merge-path pass alone, as the library launched it before stop 43
 //   cub_sum           cub::DeviceSegmentedReduce::Sum
 //   fixup, walk_only  the same walk followed by the fix-up kernel the look-back replaced (as at a6ab44e), or alone
 //                     (no join: wrong wherever a segment crosses blocks, not checked; a floor for the cost of joining)
@@ -28,6 +30,14 @@
 //   lone8, lone2      the library's kernel with 8 (2) 16-byte loads in flight per lone lane of the pieces walk, stop 41
 //   iplK, ipl16_lone8 the library's kernel with K items per lane in the pieces walk (lanes per segment = average / K)
 //   thread_per_segment  a thread per segment, a thread for each (the short-segment floor; not size-robust)
+//   tps_kKuU          the floor with K segments per thread, U elements of each loaded at once (stop 43)
+//   stretch_kKbB      that loop in a resident grid of B blocks per SM, each over one contiguous stretch (stop 43)
+//   queue_kKbB        the same resident grid taking chunks of segments from an atomic counter (stop 43)
+//   short_pass_only, short_pass_told  the library's short-segment pass alone; a copy told its segments per thread
+//                     by the host (no decision on the device); short_told_mB: with __launch_bounds__ minimum B (stop 43)
+//   rr_kKbB           the loop in a resident grid dealing chunks round robin, deciding once per block (stop 43)
+//   pipe_short, pipe_long[_pdl]  a two-kernel entry's cost: a short-segment kernel and the merge-path pass, one of
+//                     them with nothing to do (stop 43; _pdl: the second one a programmatic dependent launch)
 //   dynPPPxK          the library's walk with a dynamic tail: the first PPP / 1000 of the path in one stretch per
 //                     block, the rest in K chunks per block taken from an atomic counter (slower everywhere at stop 29:
 //                     results/NVIDIA_H100_80GB_HBM3-segmented/guided-search.txt)
@@ -37,9 +47,10 @@
 //   run:            ./segmented_carries [LENGTHS|all] [SAMPLES] [VARIANTS]
 //                   e.g. ./segmented_carries all 7 library,cub_sum,previous_policy,fold4x4,striped8x4
 //
-// 2^24 int32 values (or -DHARNESS_VALUE=double), 64-bit offsets, plus. LENGTHS: uniform segment lengths, or -1 (one segment of 2^23 values, then
-// segments of 8) and -2 (mixed lengths 0..3000). Cold: a 256 MiB memset and read between samples; CUDA events around
-// each call; the median of SAMPLES after one unrecorded call, whose output is checked against the host (rows that are
+// 2^24 int32 values (or -DHARNESS_VALUE=double), 64-bit offsets, plus. LENGTHS: uniform segment lengths, or -1
+// (one segment of 2^23 values, then segments of 8), -2 (mixed lengths 0..3000) and -3 (90 % empty, the others 80
+// long; stop 43). Cold: a 256 MiB memset and read between samples; CUDA events around each call; the median of SAMPLES
+// after one unrecorded call, whose output is checked against the host (rows that are
 // not segmented results are not checked; their % counts the segmented bytes, offsets included).
 #include "harness_common.cuh"
 #include "reducelab/reduce.cuh"
@@ -395,7 +406,8 @@ void library_under(const value_t* in, const long long* offsets, long long S, val
   count.host = S;
   kernel<<<static_cast<unsigned>(grid), PolicyT::block_threads, 0, stream>>>(
       in, offsets, static_cast<const long long*>(nullptr), count, out,
-      seg::grid::carry_slots<value_t>::carve(workspace, grid, reducelab::detail::next_epoch()), plus_int{});
+      seg::grid::carry_slots<value_t>::carve(workspace, grid, reducelab::detail::next_epoch()),
+      seg::kernels::short_pass_flag{nullptr, 0}, plus_int{});
 }
 
 /// The library's policy with segment ends of weight W on the path (segmented/merge_path.cuh: weighted ends).
@@ -432,6 +444,375 @@ __global__ void per_thread_segments(const value_t* __restrict__ in, const long l
 }
 void thread_per_segment(const value_t* in, const long long* offsets, long long S, value_t* out, void*, cudaStream_t stream) {
   per_thread_segments<<<static_cast<unsigned>((S + 255) / 256), 256, 0, stream>>>(in, offsets, S, out);
+}
+
+/// Stop 43 (rows tps_kKuU): the floor with K segments per thread in flight, U elements of each at once: the thread's
+/// segments are K of its block's 256 * K consecutive ones, 256 apart, so that bounds and values load coalesced. The
+/// question: can a full-occupancy short-segment kernel go past the one-segment floor's 76 % at length 1 (2^26 int32)?
+template <int K, int U, bool Release = false>
+__global__ void __launch_bounds__(256)
+    per_thread_segments_ilp(const value_t* __restrict__ in, const long long* __restrict__ offsets, long long S,
+                            value_t* __restrict__ out) {
+  if constexpr (Release) asm volatile("griddepcontrol.launch_dependents;");  // rows pipe_*_pdl, below
+  const long long base = blockIdx.x * (256LL * K) + threadIdx.x;
+  long long first[K];
+  int length[K];
+  value_t acc[K];
+  int longest = 0;
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const long long s = base + j * 256LL;
+    first[j] = 0;
+    length[j] = 0;
+    acc[j] = 0;
+    if (s < S) {
+      const long long b = offsets[s], e = offsets[s + 1];
+      first[j] = b;
+      length[j] = static_cast<int>(e - b);
+      longest = length[j] > longest ? length[j] : longest;
+    }
+  }
+  for (int i = 0; i < longest; i += U) {
+    value_t v[K][U];
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+#pragma unroll
+      for (int u = 0; u < U; ++u) v[j][u] = i + u < length[j] ? in[first[j] + i + u] : value_t(0);
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+#pragma unroll
+      for (int u = 0; u < U; ++u) acc[j] += v[j][u];
+  }
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const long long s = base + j * 256LL;
+    if (s < S) out[s] = acc[j];
+  }
+}
+template <int K, int U>
+void thread_per_segment_ilp(const value_t* in, const long long* offsets, long long S, value_t* out, void*,
+                            cudaStream_t stream) {
+  const long long per_block = 256LL * K;
+  per_thread_segments_ilp<K, U><<<static_cast<unsigned>((S + per_block - 1) / per_block), 256, 0, stream>>>(
+      in, offsets, S, out);
+}
+
+/// Stop 43 (rows stretch_kKbB): the same lean loop inside a resident grid as the library's kernel keeps: B blocks of
+/// 256 threads per SM (B = 4, the library's occupancy, held there by dynamic shared memory; or 8, full occupancy),
+/// each taking one contiguous stretch of S / grid segments in rounds of 256 * K. The question: is it the library's
+/// occupancy (1024 threads per SM, its 64 registers) that keeps its short-segment walk at 63 % at length 1, or the
+/// walk's own instructions (piece bounds, clipping, lists) that a lean loop over whole segments would not pay?
+template <int K, int BlocksPerSm>
+__global__ void __launch_bounds__(256, BlocksPerSm)
+    stretch_segments(const value_t* __restrict__ in, const long long* __restrict__ offsets, long long S,
+                     value_t* __restrict__ out) {
+  const long long per = (S + gridDim.x - 1) / gridDim.x;
+  const long long begin = blockIdx.x * per < S ? blockIdx.x * per : S;
+  const long long end = S - begin > per ? begin + per : S;
+  for (long long round = begin; round < end; round += 256LL * K) {
+    long long first[K];
+    int length[K];
+    value_t acc[K];
+    int longest = 0;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const long long s = round + j * 256LL + threadIdx.x;
+      first[j] = 0;
+      length[j] = 0;
+      acc[j] = 0;
+      if (s < end) {
+        const long long b = offsets[s], e = offsets[s + 1];
+        first[j] = b;
+        length[j] = static_cast<int>(e - b);
+        longest = length[j] > longest ? length[j] : longest;
+      }
+    }
+    for (int i = 0; i < longest; ++i) {
+      value_t v[K];
+#pragma unroll
+      for (int j = 0; j < K; ++j) v[j] = i < length[j] ? in[first[j] + i] : value_t(0);
+#pragma unroll
+      for (int j = 0; j < K; ++j) acc[j] += v[j];
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const long long s = round + j * 256LL + threadIdx.x;
+      if (s < end) out[s] = acc[j];
+    }
+  }
+}
+template <int K, int BlocksPerSm>
+void stretch_rows(const value_t* in, const long long* offsets, long long S, value_t* out, void*, cudaStream_t stream) {
+  static int sms = 0;
+  static std::size_t smem = 0;
+  if (sms == 0) {
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    int per_sm_bytes = 0;
+    CHECK_CUDA(cudaDeviceGetAttribute(&per_sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
+    // Enough dynamic shared memory per block that no more than BlocksPerSm fit (1 KiB is reserved per block).
+    smem = BlocksPerSm >= 8 ? 0 : static_cast<std::size_t>(per_sm_bytes / (BlocksPerSm + 1) + 1024);
+    CHECK_CUDA(cudaFuncSetAttribute(stretch_segments<K, BlocksPerSm>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(smem)));
+    int fit = 0;
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, stretch_segments<K, BlocksPerSm>, 256, smem));
+    std::printf("  stretch_k%d: %d blocks of 256 per SM resident (%zu bytes of dynamic shared memory)\n", K, fit, smem);
+  }
+  stretch_segments<K, BlocksPerSm><<<static_cast<unsigned>(sms * BlocksPerSm), 256, smem, stream>>>(in, offsets, S, out);
+}
+
+/// Stop 43 (rows queue_kKbB): the lean loop in a resident grid of B blocks per SM again, but each block takes chunks of
+/// 256 * K consecutive segments from an atomic counter (cleared before the launch) instead of one stretch, so that the
+/// grid reads one window of the input at a time, as the oversubscribed tps rows do.
+template <int K, int BlocksPerSm>
+__global__ void __launch_bounds__(256, BlocksPerSm)
+    queue_segments(const value_t* __restrict__ in, const long long* __restrict__ offsets, long long S,
+                   value_t* __restrict__ out, unsigned long long* next) {
+  __shared__ long long chunk;
+  for (;;) {
+    if (threadIdx.x == 0) chunk = static_cast<long long>(atomicAdd(next, 1ULL));
+    __syncthreads();
+    const long long round = chunk * 256LL * K;
+    __syncthreads();  // chunk is read before thread 0 takes the next one
+    if (round >= S) return;
+    long long first[K];
+    int length[K];
+    value_t acc[K];
+    int longest = 0;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const long long s = round + j * 256LL + threadIdx.x;
+      first[j] = 0;
+      length[j] = 0;
+      acc[j] = 0;
+      if (s < S) {
+        const long long b = offsets[s], e = offsets[s + 1];
+        first[j] = b;
+        length[j] = static_cast<int>(e - b);
+        longest = length[j] > longest ? length[j] : longest;
+      }
+    }
+    for (int i = 0; i < longest; ++i) {
+      value_t v[K];
+#pragma unroll
+      for (int j = 0; j < K; ++j) v[j] = i < length[j] ? in[first[j] + i] : value_t(0);
+#pragma unroll
+      for (int j = 0; j < K; ++j) acc[j] += v[j];
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const long long s = round + j * 256LL + threadIdx.x;
+      if (s < S) out[s] = acc[j];
+    }
+  }
+}
+template <int K, int BlocksPerSm>
+void queue_rows(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
+                cudaStream_t stream) {
+  static int sms = 0;
+  static std::size_t smem = 0;
+  if (sms == 0) {
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    int per_sm_bytes = 0;
+    CHECK_CUDA(cudaDeviceGetAttribute(&per_sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
+    smem = BlocksPerSm >= 8 ? 0 : static_cast<std::size_t>(per_sm_bytes / (BlocksPerSm + 1) + 1024);
+    CHECK_CUDA(cudaFuncSetAttribute(queue_segments<K, BlocksPerSm>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(smem)));
+    int fit = 0;
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, queue_segments<K, BlocksPerSm>, 256, smem));
+    std::printf("  queue_k%d: %d blocks of 256 per SM resident\n", K, fit);
+  }
+  auto* next = reinterpret_cast<unsigned long long*>(static_cast<char*>(workspace) + (6 << 20));
+  CHECK_CUDA(cudaMemsetAsync(next, 0, 8, stream));
+  queue_segments<K, BlocksPerSm><<<static_cast<unsigned>(sms * BlocksPerSm), 256, smem, stream>>>(in, offsets, S, out,
+                                                                                                   next);
+}
+
+/// Stop 43 (rows short_pass_*): the library's short-segment pass (kernels/short_segments.cuh) alone, without the
+/// merge-path pass after it (short_pass_only); and a copy of its K = 4 / 2 / 1 loop that does not decide on the device
+/// (short_pass_told: the host gives the segments per thread it would pick, so the block's first loads are its bounds,
+/// not offsets[0] and offsets[S] first), to see what the decision's round trip costs.
+void short_pass_only(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
+                     cudaStream_t stream) {
+  seg::kernels::short_pass_flag flag{reinterpret_cast<unsigned long long*>(static_cast<char*>(workspace) + (7 << 20)),
+                                     reducelab::detail::next_epoch()};
+  const long long per = seg::kernels::short_pass_segments_per_block;
+  seg::kernels::short_segments<<<static_cast<unsigned>((S + per - 1) / per), seg::kernels::short_pass_threads, 0,
+                                 stream>>>(in, offsets, S, out, flag, plus_int{});
+}
+template <int K, int MinBlocks = 1>
+__global__ void __launch_bounds__(256, MinBlocks)
+    short_told(const value_t* __restrict__ in, const long long* __restrict__ offsets, long long S,
+               value_t* __restrict__ out, seg::kernels::short_pass_flag flag) {
+  const long long block_first = static_cast<long long>(blockIdx.x) * 1024;
+  const long long block_end = S - block_first < 1024 ? S : block_first + 1024;
+  const long long first = block_first + threadIdx.x;
+  if constexpr (K == 4) {
+    seg::kernels::reduce_short_round<4, 1>(in, offsets, first, block_end, out, flag, plus_int{});
+  } else if constexpr (K == 2) {
+#pragma unroll
+    for (int r = 0; r < 4; r += 2)
+      seg::kernels::reduce_short_round<2, 1>(in, offsets, first + r * 256, block_end, out, flag, plus_int{});
+  } else {
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      seg::kernels::reduce_short_round<1, 4>(in, offsets, first + r * 256, block_end, out, flag, plus_int{});
+  }
+}
+long long told_elements = 0;  // main sets it: the layout's element count
+template <int MinBlocks>
+void short_pass_told(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
+                     cudaStream_t stream) {
+  seg::kernels::short_pass_flag flag{reinterpret_cast<unsigned long long*>(static_cast<char*>(workspace) + (7 << 20)),
+                                     reducelab::detail::next_epoch()};
+  const int k = seg::kernels::short_pass_segments_per_thread<sizeof(value_t)>(told_elements, S);
+  const unsigned grid = static_cast<unsigned>((S + 1023) / 1024);
+  if (k == 4) short_told<4, MinBlocks><<<grid, 256, 0, stream>>>(in, offsets, S, out, flag);
+  else if (k == 2) short_told<2, MinBlocks><<<grid, 256, 0, stream>>>(in, offsets, S, out, flag);
+  else short_told<1, MinBlocks><<<grid, 256, 0, stream>>>(in, offsets, S, out, flag);
+}
+
+/// Stop 43 (rows rr_kKbB): the short-segment loop in a resident grid of B blocks of 256 per SM that deals chunks of
+/// 1024 consecutive segments round robin (block b takes chunks b, b + grid, ...: the grid reads one window of the
+/// input at a time without a counter), deciding once per block from offsets[0] and offsets[S] (as a short pass must:
+/// the host knows S, not the element count), and loading the next chunk's bounds while this chunk's values are on
+/// their way. K segments per thread at once (256 apart), 1024 / (256 K) rounds per chunk.
+template <int K, int BlocksPerSm>
+__global__ void __launch_bounds__(256, BlocksPerSm)
+    rr_segments(const value_t* __restrict__ in, const long long* __restrict__ offsets, long long S,
+                value_t* __restrict__ out) {
+  const long long elements = offsets[S] - offsets[0];
+  if (elements > 12 * S) return;  // a long average: the merge-path pass's
+  constexpr int per_chunk = 1024;
+  constexpr int rounds = per_chunk / (256 * K);
+  const long long chunks = (S + per_chunk - 1) / per_chunk;
+  // Bounds of round r of chunk c for this thread: segments c * 1024 + (r * K + j) * 256 + tid.
+  const auto load_bounds = [&](long long c, int r, long long (&b)[K], long long (&e)[K]) {
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const long long s = c * per_chunk + (r * K + j) * 256LL + threadIdx.x;
+      b[j] = 0;
+      e[j] = 0;
+      if (c < chunks && s < S) {
+        b[j] = offsets[s];
+        e[j] = offsets[s + 1];
+      }
+    }
+  };
+  long long b[K], e[K];
+  long long c = blockIdx.x;
+  int r = 0;
+  load_bounds(c, r, b, e);
+  while (c < chunks) {
+    // The next round's bounds (this chunk's next round, or the block's next chunk's first) before this round's values.
+    const long long nc = r + 1 < rounds ? c : c + gridDim.x;
+    const int nr = r + 1 < rounds ? r + 1 : 0;
+    long long nb[K], ne[K];
+    load_bounds(nc, nr, nb, ne);
+    value_t acc[K];
+    int longest = 0;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      acc[j] = 0;
+      const int n = static_cast<int>(e[j] - b[j]);
+      longest = n > longest ? n : longest;
+    }
+    for (int i = 0; i < longest; ++i) {
+      value_t v[K];
+#pragma unroll
+      for (int j = 0; j < K; ++j) v[j] = b[j] + i < e[j] ? in[b[j] + i] : value_t(0);
+#pragma unroll
+      for (int j = 0; j < K; ++j) acc[j] += v[j];
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const long long s = c * per_chunk + (r * K + j) * 256LL + threadIdx.x;
+      if (s < S) out[s] = acc[j];
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      b[j] = nb[j];
+      e[j] = ne[j];
+    }
+    c = nc;
+    r = nr;
+  }
+}
+template <int K, int BlocksPerSm>
+void rr_rows(const value_t* in, const long long* offsets, long long S, value_t* out, void*, cudaStream_t stream) {
+  static int sms = 0;
+  if (sms == 0) {
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    int fit = 0;
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, rr_segments<K, BlocksPerSm>, 256, 0));
+    std::printf("  rr_k%db%d: %d blocks of 256 per SM resident\n", K, BlocksPerSm, fit);
+  }
+  rr_segments<K, BlocksPerSm><<<static_cast<unsigned>(sms * BlocksPerSm), 256, 0, stream>>>(in, offsets, S, out);
+}
+
+/// Stop 43 (rows pipe_*): what a two-kernel entry would cost, a short-segment kernel (full occupancy) and the
+/// merge-path pass, each deciding on the device from offsets[0] and offsets[S] whether it has work (the host knows S,
+/// not the element count). pipe_short: the short kernel does every segment (tps_k4u1's, right for uniform layouts
+/// only) and the merge-path pass launches over no segments; pipe_long: every block of the short kernel's grid reads
+/// the two offsets and leaves, then the library's pass. _pdl: the second launch is a programmatic dependent launch
+/// that the first kernel's blocks release at their start (griddepcontrol.launch_dependents), so that its launch
+/// overlaps the first kernel.
+template <bool Release>
+__global__ void __launch_bounds__(256) short_gate(const long long* __restrict__ offsets, long long S, int* sink) {
+  if constexpr (Release) asm volatile("griddepcontrol.launch_dependents;");
+  const long long elements = offsets[S] - offsets[0];
+  if (elements < 12 * S && threadIdx.x == 0) *sink = 1;  // never on the long layouts this gate is run on
+}
+template <class KernelT, class... Args>
+void launch_dependent(KernelT kernel, long long grid, cudaStream_t stream, Args... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(grid));
+  config.blockDim = dim3(policy::block_threads);
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  CHECK_CUDA(cudaLaunchKernelEx(&config, kernel, args...));
+}
+int* gate_sink = nullptr;
+template <bool Pdl>
+void pipe_long(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
+               cudaStream_t stream) {
+  short_gate<Pdl><<<static_cast<unsigned>((S + 1023) / 1024), 256, 0, stream>>>(offsets, S, gate_sink);
+  constexpr auto kernel = &seg::kernels::merge_path_segments<policy, seg::agent::element_map::contiguous, plus_int,
+                                                             value_t, long long, long long>;
+  const long long grid = resident_grid<kernel>(policy::block_threads);
+  seg::kernels::segment_count count;
+  count.host = S;
+  const auto slots = seg::grid::carry_slots<value_t>::carve(workspace, grid, reducelab::detail::next_epoch());
+  if constexpr (Pdl) {
+    launch_dependent(kernel, grid, stream, in, offsets, static_cast<const long long*>(nullptr), count, out, slots,
+                     seg::kernels::short_pass_flag{nullptr, 0}, plus_int{});
+  } else {
+    kernel<<<static_cast<unsigned>(grid), policy::block_threads, 0, stream>>>(
+        in, offsets, static_cast<const long long*>(nullptr), count, out, slots,
+        seg::kernels::short_pass_flag{nullptr, 0}, plus_int{});
+  }
+}
+template <bool Pdl>
+void pipe_short(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
+                cudaStream_t stream) {
+  per_thread_segments_ilp<4, 1, Pdl><<<static_cast<unsigned>((S + 1023) / 1024), 256, 0, stream>>>(in, offsets, S, out);
+  constexpr auto kernel = &seg::kernels::merge_path_segments<policy, seg::agent::element_map::contiguous, plus_int,
+                                                             value_t, long long, long long>;
+  const long long grid = resident_grid<kernel>(policy::block_threads);
+  seg::kernels::segment_count none;  // the pass over no segments: its blocks leave at once
+  none.host = 0;
+  const auto slots = seg::grid::carry_slots<value_t>::carve(workspace, grid, reducelab::detail::next_epoch());
+  if constexpr (Pdl) {
+    launch_dependent(kernel, grid, stream, in, offsets, static_cast<const long long*>(nullptr), none,
+                     out + S, slots, seg::kernels::short_pass_flag{nullptr, 0}, plus_int{});
+  } else {
+    kernel<<<static_cast<unsigned>(grid), policy::block_threads, 0, stream>>>(
+        in, offsets, static_cast<const long long*>(nullptr), none, out + S, slots,
+        seg::kernels::short_pass_flag{nullptr, 0}, plus_int{});
+  }
 }
 
 /// Streaming floors over the same bytes (not segmented results, not checked): reducelab::reduce over all n values,
@@ -641,6 +1022,18 @@ std::vector<long long> offsets_for(long long length, long long n) {
   } else if (length == -1) {  // one segment of n / 2, then segments of 8
     o.push_back(n / 2);
     for (long long at = n / 2; at < n;) o.push_back(at = std::min(at + 8, n));
+  } else if (length == -3) {  // n / 8 segments, 90 % of them empty (at random), the others 80 long: the compare's empty90
+    unsigned r = 11;
+    const long long filled = n / 8 / 10;
+    long long placed = 0;
+    for (long long s = 0; s < n / 8; ++s) {
+      r = r * 1103515245u + 12345u;
+      const bool fill = placed < filled && ((r >> 16) % 10 == 0 || n / 8 - s <= filled - placed);
+      placed += fill ? 1 : 0;
+      const long long at = o.back() + (fill ? 80 : 0);
+      o.push_back(std::min(at, n));
+    }
+    o.back() = n;  // the rest in the last segment
   } else {  // mixed: 2 % of 3000, 13 % of 200, 10 % empty, the rest 0..8
     unsigned r = 7;
     for (long long at = 0; at < n;) {
@@ -674,6 +1067,7 @@ int main(int argc, char** argv) {
     bool joins;  // walk_only leaves segments that cross blocks unjoined: not checked
   };
   const std::vector<row> rows = {{"library", library, true},
+                                 {"merge_path_only", library_under<policy>, true},
                                  {"cub_sum", cub_sum, true},
                                  {"fixup", old_join<true>, true},
                                  {"walk_only", old_join<false>, false},
@@ -698,6 +1092,36 @@ int main(int argc, char** argv) {
                                  {"short_b2u4", library_under<short_policy<8, 2, 4 * 4 / sizeof(value_t)>>, true},
                                  {"short_b8u1", library_under<short_policy<8, 8, 1>>, true},
                                  {"thread_per_segment", thread_per_segment, true},
+                                 {"tps_k2u1", thread_per_segment_ilp<2, 1>, true},
+                                 {"tps_k4u1", thread_per_segment_ilp<4, 1>, true},
+                                 {"tps_k8u1", thread_per_segment_ilp<8, 1>, true},
+                                 {"tps_k2u4", thread_per_segment_ilp<2, 4>, true},
+                                 {"tps_k4u2", thread_per_segment_ilp<4, 2>, true},
+                                 {"tps_k4u4", thread_per_segment_ilp<4, 4>, true},
+                                 {"stretch_k1b4", stretch_rows<1, 4>, true},
+                                 {"stretch_k2b4", stretch_rows<2, 4>, true},
+                                 {"stretch_k4b4", stretch_rows<4, 4>, true},
+                                 {"stretch_k8b4", stretch_rows<8, 4>, true},
+                                 {"stretch_k4b8", stretch_rows<4, 8>, true},
+                                 {"queue_k1b4", queue_rows<1, 4>, true},
+                                 {"queue_k2b4", queue_rows<2, 4>, true},
+                                 {"queue_k4b4", queue_rows<4, 4>, true},
+                                 {"queue_k1b8", queue_rows<1, 8>, true},
+                                 {"queue_k2b8", queue_rows<2, 8>, true},
+                                 {"queue_k4b8", queue_rows<4, 8>, true},
+                                 {"short_pass_only", short_pass_only, true},
+                                 {"short_pass_told", short_pass_told<1>, true},
+                                 {"short_told_m6", short_pass_told<6>, true},
+                                 {"short_told_m8", short_pass_told<8>, true},
+                                 {"rr_k1b8", rr_rows<1, 8>, true},
+                                 {"rr_k2b8", rr_rows<2, 8>, true},
+                                 {"rr_k4b4", rr_rows<4, 4>, true},
+                                 {"rr_k2b4", rr_rows<2, 4>, true},
+                                 {"rr_k1b4", rr_rows<1, 4>, true},
+                                 {"pipe_short", pipe_short<false>, true},
+                                 {"pipe_short_pdl", pipe_short<true>, true},
+                                 {"pipe_long", pipe_long<false>, true},
+                                 {"pipe_long_pdl", pipe_long<true>, true},
                                  {"lone8", library_under<groups_policy<policy::pieces_items_per_lane, 8>>, true},
                                  {"lone2", library_under<groups_policy<policy::pieces_items_per_lane, 2>>, true},
                                  {"ipl16", library_under<groups_policy<16, policy::pieces_lone_loads_in_flight>>, true},
@@ -743,6 +1167,7 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMalloc(&workspace, 8 << 20));
   CHECK_CUDA(cudaMalloc(&flush, flush_n * 16));
   CHECK_CUDA(cudaMalloc(&sink, 4));
+  gate_sink = sink;
   CHECK_CUDA(cudaMemcpy(in, h.data(), n * sizeof(value_t), cudaMemcpyHostToDevice));
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -752,6 +1177,7 @@ int main(int argc, char** argv) {
   for (long long length : lengths) {
     const std::vector<long long> o = offsets_for(length, n);
     const long long S = static_cast<long long>(o.size()) - 1;
+    told_elements = o.back() - o.front();
     CHECK_CUDA(cudaMemcpy(offsets, o.data(), (S + 1) * 8, cudaMemcpyHostToDevice));
     std::vector<value_t> want(S);
     for (long long s = 0; s < S; ++s) {

@@ -195,6 +195,25 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
   static constexpr long long end_step_weight = default_end_weight(4);
 };
 
+// The short-segment pass (kernels/short_segments.cuh): the largest average segment length, in elements, at which it
+// takes a one-array launch from the merge-path pass, by value size, and the longest segment it reduces itself (a
+// longer one is left to the merge-path pass). Stop 43, same run on the H100 (scripts/harness/segmented_carries.cu,
+// plus, 64-bit offsets; results/NVIDIA_H100_80GB_HBM3-segmented/short-segment-schedules.txt, call 7), the library
+// against the merge-path pass alone, int32 at 2^26: lengths 1, 2, 4, 8, 12 1.47x, 1.32x, 1.14x, 1.12x, 1.05x faster
+// (90 % of peak at length 1 against 61 %); at 2^24 1.42x to 1.06x. Above the line the merge-path pass pays for the
+// pass's launch: 1.01-1.05x its time from length 16 up at 2^26, about 2 µs (1.03-1.07x) at 2^24. The harness's loops
+// (tps_*, thread_per_segment), doubles at 2^26: 91 / 91 / 90 / 88 / 84 % of peak at lengths 1 to 12 against 72 / 78 /
+// 75 / 80 / 77 %; 90 % empty segments and the others 80 long (average 8): 52-53 % against 40-41 % (int32). Longer
+// averages are unmeasured, and so are values wider than 8 bytes: the pass stays off for them (0).
+constexpr long long short_pass_max_average(std::size_t value_bytes) { return value_bytes <= 8 ? 12 : 0; }
+inline constexpr long long short_pass_max_length = 128;
+// Resident blocks of 256 threads its registers must allow (__launch_bounds__): the pass is latency bound, one or a
+// few segments in flight per thread. int32 at length 1, 2^26, against the merge-path pass alone in the same call
+// (511-525 µs): without a minimum ptxas gave it 47 registers (5 blocks per SM), 448 µs (calls 4-5; its loads were
+// still branched around then); under 8 blocks it spilled 88 bytes, 601 µs (call 6); under 6, 40 registers and no
+// spills, 356 µs (call 7).
+inline constexpr int short_pass_min_blocks = 6;
+
 // reduce_by_key's one-pass kernel (kernels/reduce_runs.cuh): a block of by_key_threads threads takes a tile of
 // by_key_items<K, T> keys and values per thread. Same run on the H100 at e1e917b (scripts/harness/
 // reduce_by_key_one_pass.cu, 2^24 int32 keys, plus; results/NVIDIA_H100_80GB_HBM3-segmented/reduce-by-key-one-pass.txt),

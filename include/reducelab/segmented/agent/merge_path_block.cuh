@@ -44,9 +44,18 @@ struct segment_source {
   long long origin;       // offsets[0]: path element j is in[origin + j] in the contiguous layout
   long long num_segments;
   long long num_elements;
+  /// 0, or in a launch the short-segment pass handed back (kernels/short_segments.cuh): the length up to which a
+  /// segment is that pass's, already written; the walks then neither read nor write it (one-array layout only).
+  long long short_pass_length = 0;
 
   /// End of segment s on the path (relative to the origin).
   __device__ __forceinline__ long long end(long long s) const { return static_cast<long long>(offsets[s + 1]) - origin; }
+  /// Whether segment s is the short-segment pass's (see short_pass_length).
+  __device__ __forceinline__ bool short_pass_owns(long long s) const {
+    if (short_pass_length == 0) return false;
+    const long long b = static_cast<long long>(offsets[s]), e = static_cast<long long>(offsets[s + 1]);
+    return (e > b ? e - b : 0) <= short_pass_length;
+  }
   /// Path element j of segment s is in[base(s) + j].
   template <element_map Map>
   __device__ __forceinline__ long long base(long long s) const {

@@ -210,6 +210,7 @@ __device__ __forceinline__ T block_reduce_piece(const T* __restrict__ in, long l
 /// element j of the piece is in[base + j].
 struct piece_bounds {
   long long segment, first, last, base;
+  bool owned;  // the short-segment pass's segment (segment_source::short_pass_owns): empty here, and not written
 };
 
 template <element_map Map, class OffsetT, class BeginT>
@@ -222,14 +223,18 @@ __device__ __forceinline__ piece_bounds piece_at(const segment_source<OffsetT, B
   p.last = p.segment < to.segment ? src.end(p.segment) : to.element;
   if (p.last < p.first) p.last = p.first;  // decreasing offsets are outside the contract; stay in bounds anyway
   p.base = src.template base<Map>(p.segment);
+  p.owned = src.short_pass_owns(p.segment);
+  if (p.owned) p.last = p.first;
   return p;
 }
 
-/// Writes a finished piece: to out when its segment ends inside the stretch, else to the block's carry-out.
+/// Writes a finished piece: to out when its segment ends inside the stretch (unless the short-segment pass owns it),
+/// else to the block's carry-out.
 template <class T, class StorageT>
-__device__ __forceinline__ void finish_piece(T* out, path_coord to, long long segment, const T& value, StorageT& storage) {
+__device__ __forceinline__ void finish_piece(T* out, path_coord to, long long segment, const T& value, StorageT& storage,
+                                             bool owned = false) {
   if (segment < to.segment) {
-    out[segment] = value;
+    if (!owned) out[segment] = value;
   } else {
     storage.carry() = value;
   }
@@ -295,7 +300,7 @@ __device__ __forceinline__ long long begin_pieces(const segment_source<OffsetT, 
 }
 
 /// One lane's pieces of a round of the short-segment walk: where each begins in `in`, and its length (-1: listed for a
-/// warp or the block; 0: none).
+/// warp or the block; -2: the short-segment pass's, neither read nor written; 0: none).
 template <int Batch>
 struct short_batch {
   long long first[Batch];
@@ -320,7 +325,9 @@ __device__ __forceinline__ short_batch<Batch> locate_short_pieces(const segment_
       b.first[j] = p.base + p.first;
       // A piece of list_from elements or more (at least 4 x the average) goes to a warp or the block.
       const long long n = p.last - p.first;
-      b.length[j] = list_long_piece<PolicyT, Map, T, OpT>(k, n, list_from, true, storage) ? -1 : static_cast<int>(n);
+      b.length[j] = p.owned ? -2
+                    : list_long_piece<PolicyT, Map, T, OpT>(k, n, list_from, true, storage) ? -1
+                                                                                            : static_cast<int>(n);
     }
   }
   return b;
@@ -421,7 +428,7 @@ __device__ __forceinline__ T reduce_pieces(const T* __restrict__ in, const segme
     __syncwarp();
     const T value = group_reduce_range<G, loads_in_flight<PolicyT, G>>(in, mine ? p.base + p.first : 0,
                                                                        mine ? p.base + p.last : 0, op);
-    if (mine && rank == 0) finish_piece(out, to, p.segment, value, storage);
+    if (mine && rank == 0) finish_piece(out, to, p.segment, value, storage, p.owned);
   }
   __syncthreads();  // the lists are complete
   return reduce_listed_pieces<PolicyT, Map>(in, src, from, to, out, op, storage);

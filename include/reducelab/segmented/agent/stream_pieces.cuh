@@ -204,7 +204,7 @@ __device__ __forceinline__ T stream_pieces(const T* __restrict__ in, const segme
     T value = table.partials[0][k];
 #pragma unroll
     for (int w = 1; w < warps; ++w) value = op(value, table.partials[w][k]);
-    finish_piece(out, to, from.segment + k, value, storage);
+    finish_piece(out, to, from.segment + k, value, storage, src.short_pass_owns(from.segment + k));
   }
   __syncthreads();  // the carry is written, and the table's buffer is free again
   return storage.carry();

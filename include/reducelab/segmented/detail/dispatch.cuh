@@ -1,8 +1,10 @@
 // Host side of reducelab::segmented_reduce and reduce_by_key below the public entry: the grid, the workspace, and the
 // launches of the three paths.
 //
-//   flat        end_offsets == begin_offsets + 1: the merge-path pass over the caller's offsets (one launch: segments
-//               that cross blocks are joined inside it, segmented/grid/segment_carries.cuh).
+//   flat        end_offsets == begin_offsets + 1: the short-segment pass (kernels/short_segments.cuh), which does the
+//               work when the segments are short on average, then the merge-path pass over the caller's offsets
+//               (segments that cross blocks are joined inside it, segmented/grid/segment_carries.cuh), which does
+//               it otherwise; each decides on the device.
 //   general     separate begin/end arrays (gaps, overlaps, any order): a DeviceScan of the segment lengths gives the
 //               offsets of a virtual layout with the segments end to end, and the same merge-path pass runs over it,
 //               reading each element where its segment really is. Balanced like the flat path, at the price of the scan
@@ -33,6 +35,7 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <climits>
 #include <atomic>
 #include <cstddef>
 #include <optional>
@@ -134,29 +137,63 @@ constexpr std::size_t carry_bytes(long long grid) {
 }
 
 /// The main pass over `offsets` (S + 1 entries; S known on the host or counted on the device), with the carry slots
-/// in `carries` (carry_bytes<T>(grid) bytes, cleared by the caller under graph capture).
+/// in `carries` (carry_bytes<T>(grid) bytes, cleared by the caller under graph capture), tagged with `epoch`.
+/// `short_pass`: the flag of a short-segment pass launched just before (a null word where none was); the main pass
+/// is then a programmatic dependent launch where the device has them (sm_90 on), so that its launch overlaps that
+/// pass, and it waits for that pass on the device only when that pass took the work (kernels/short_segments.cuh).
 template <agent::element_map Map, class T, class OffsetT, class BeginT, class OpT>
 void launch_merge_path(const T* in, const OffsetT* offsets, const BeginT* begins, kernels::segment_count count, T* out,
-                       unsigned char* carries, long long grid, OpT op, cudaStream_t stream) {
+                       unsigned char* carries, unsigned long long epoch, kernels::short_pass_flag short_pass,
+                       long long grid, OpT op, cudaStream_t stream, const device_properties& dev) {
   using P = policy_for<T>;
-  const auto slots = carry_slots<T>::carve(carries, grid, ::reducelab::detail::next_epoch());
-  main_kernel<P, Map, OpT, T, OffsetT, BeginT>()<<<static_cast<unsigned>(grid), P::block_threads, 0, stream>>>(
-      in, offsets, begins, count, out, slots, op);
-  CUDA_TRY_LAUNCH();
+  const auto slots = carry_slots<T>::carve(carries, grid, epoch);
+  const auto kernel = main_kernel<P, Map, OpT, T, OffsetT, BeginT>();
+  if (short_pass.word != nullptr && dev.major >= 9) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(grid));
+    config.blockDim = dim3(P::block_threads);
+    config.stream = stream;
+    cudaLaunchAttribute dependent[1];
+    dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = dependent;
+    config.numAttrs = 1;
+    CUDA_TRY(cudaLaunchKernelEx(&config, kernel, in, offsets, begins, count, out, slots, short_pass, op));
+  } else {
+    kernel<<<static_cast<unsigned>(grid), P::block_threads, 0, stream>>>(in, offsets, begins, count, out, slots,
+                                                                         short_pass, op);
+    CUDA_TRY_LAUNCH();
+  }
 }
 
-/// One offsets array: segment s is [offsets[s], offsets[s + 1]).
+/// Bytes after the carry slots for the short-segment pass's flag.
+inline constexpr std::size_t short_pass_flag_bytes = 256;
+
+/// One offsets array: segment s is [offsets[s], offsets[s + 1]). The short-segment pass first, for value types it is
+/// tuned for (kernels/short_segments.cuh; it leaves at once when the segments are long on average), then the
+/// merge-path pass.
 template <class T, class OffsetT, class OpT>
 void flat_segmented_reduce(const T* in, const OffsetT* offsets, long long num_segments, T* out, OpT op,
                            cudaStream_t stream, const device_properties& dev) {
   using P = policy_for<T>;
   constexpr auto map = agent::element_map::contiguous;
   const long long grid = main_grid<P, map, OpT, T, OffsetT, OffsetT>(dev);
-  carries_workspace workspace(carry_bytes<T>(grid), stream, dev.ordinal);
+  const std::size_t slots_bytes = carry_bytes<T>(grid);
+  carries_workspace workspace(slots_bytes + short_pass_flag_bytes, stream, dev.ordinal);
+  const unsigned long long epoch = ::reducelab::detail::next_epoch();
+  kernels::short_pass_flag short_pass{nullptr, epoch};
+  const long long short_blocks =
+      (num_segments + kernels::short_pass_segments_per_block - 1) / kernels::short_pass_segments_per_block;
+  if (tuning::short_pass_max_average(sizeof(T)) > 0 && short_blocks <= INT_MAX) {
+    short_pass.word = reinterpret_cast<unsigned long long*>(workspace.bytes() + slots_bytes);
+    kernels::short_segments<<<static_cast<unsigned>(short_blocks), kernels::short_pass_threads, 0, stream>>>(
+        in, offsets, num_segments, out, short_pass, op);
+    CUDA_TRY_LAUNCH();
+  }
   kernels::segment_count count;
   count.host = num_segments;
-  launch_merge_path<map>(in, offsets, static_cast<const OffsetT*>(nullptr), count, out, workspace.bytes(), grid, op,
-                         stream);
+  launch_merge_path<map>(in, offsets, static_cast<const OffsetT*>(nullptr), count, out, workspace.bytes(), epoch,
+                         short_pass, grid, op, stream, dev);
 }
 
 /// Segment lengths for the general path's scan (the entry past the last segment is 0, so the scan's last entry is the
@@ -196,8 +233,9 @@ void general_segmented_reduce(const T* in, const OffsetT* begins, const OffsetT*
   CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, lengths, virtual_offsets, num_segments + 1, stream));
   kernels::segment_count count;
   count.host = num_segments;
-  launch_merge_path<map>(in, static_cast<const long long*>(virtual_offsets), begins, count, out, carries, grid, op,
-                         stream);
+  launch_merge_path<map>(in, static_cast<const long long*>(virtual_offsets), begins, count, out, carries,
+                         ::reducelab::detail::next_epoch(), kernels::short_pass_flag{nullptr, 0}, grid, op, stream,
+                         dev);
 }
 
 /// reduce_by_key in one pass (kernels/reduce_runs.cuh): a block per tile of Threads x Items keys and values. The

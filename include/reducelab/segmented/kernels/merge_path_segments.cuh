@@ -7,7 +7,9 @@
 //                        longer still, agent/stream_pieces.cuh), writes the segments that end inside it, and
 //                        publishes its carry-out (what it holds of the segment in progress at its end); a block
 //                        that ends a segment begun in an earlier block looks back over the earlier blocks' carries
-//                        (segmented/grid/segment_carries.cuh), so one launch finishes every segment.
+//                        (segmented/grid/segment_carries.cuh), so one launch finishes every segment. On the
+//                        one-array path it follows the short-segment pass (kernels/short_segments.cuh), which takes
+//                        launches whose segments are short on average.
 //   write_count          reduce_by_key with n == 0: the run count alone.
 #pragma once
 
@@ -16,6 +18,7 @@
 #include "reducelab/segmented/agent/segment_pieces.cuh"
 #include "reducelab/segmented/agent/stream_pieces.cuh"
 #include "reducelab/segmented/grid/segment_carries.cuh"
+#include "reducelab/segmented/kernels/short_segments.cuh"
 #include "reducelab/segmented/merge_path.cuh"
 #include "reducelab/segmented/warp/warp_merge_path.cuh"
 
@@ -27,10 +30,11 @@ struct segment_count {
   __device__ __forceinline__ long long resolve() const { return host; }
 };
 
+/// The main pass's body (merge_path_segments below).
 template <class PolicyT, agent::element_map Map, class OpT, class T, class OffsetT, class BeginT>
-__global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_per_sm)
-    merge_path_segments(const T* __restrict__ in, const OffsetT* offsets, const BeginT* begins, segment_count count,
-                        T* out, grid::carry_slots<T> carries, OpT op) {
+__device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const OffsetT* offsets, const BeginT* begins,
+                                                segment_count count, T* out, const grid::carry_slots<T>& carries,
+                                                short_pass_flag short_pass, OpT op) {
   using storage_t = agent::block_storage<PolicyT, T, OpT, Map>;
   __shared__ storage_t storage;
   __shared__ path_coord stretch[2];
@@ -42,6 +46,14 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
   src.origin = src.num_segments > 0 ? static_cast<long long>(offsets[0]) : 0;
   const long long last = src.num_segments > 0 ? static_cast<long long>(offsets[src.num_segments]) : 0;
   src.num_elements = last > src.origin ? last - src.origin : 0;  // decreasing offsets are outside the contract
+  // Where the short-segment pass took the launch (segments short on average), it has written every segment of up to
+  // short_pass_max_length elements: wait for it to finish, and leave unless it met a longer one; then walk the path as
+  // always, but leave its segments alone (neither read nor written: segment_source::short_pass_owns).
+  if (short_pass.word != nullptr && short_pass_segments_per_thread<sizeof(T)>(src.num_elements, src.num_segments) > 0) {
+    wait_for_prerequisite_grid();
+    if (*static_cast<volatile const unsigned long long*>(short_pass.word) != short_pass.epoch) return;
+    src.short_pass_length = tuning::short_pass_max_length;
+  }
 
   // Ends weigh end_step_weight (segmented/tuning.hpp) only where a long stretch streams (stream_pieces.cuh): a
   // functor or layout that walks long segments piece by piece spends more per element there, and weighting the
@@ -65,17 +77,17 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
   // merge-path tiles (agent/segment_pieces.cuh and agent/stream_pieces.cuh say why). Functors and types that never
   // stream keep the selection as it was (their machine code is scheduled differently, with the same registers and
   // stack as before the stream walk; argmax's kernel, 0 bytes of stack, is the one that had spilled).
+  // The tile walk knows nothing of the short-segment pass's segments: a launch handed back takes the pieces walks.
+  const bool pieces = average >= PolicyT::pieces_min_average || src.short_pass_length > 0;
   T carry;
   if constexpr (agent::streamable<Map, T, OpT>) {
     carry = average >= PolicyT::stream_min_average && to.segment - from.segment < agent::max_stream_pieces
                 ? agent::stream_pieces<PolicyT, Map>(in, src, from, to, out, op, storage)
-            : average >= PolicyT::pieces_min_average
-                ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
-                : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
+            : pieces ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
+                     : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
   } else {
-    carry = average >= PolicyT::pieces_min_average
-                ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
-                : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
+    carry = pieces ? agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage)
+                   : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
   }
   __syncthreads();  // this block's outputs are written (the look-back reads one of them back)
   const long long first_start = from.segment < src.num_segments
@@ -83,13 +95,28 @@ __global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_pe
                                     : src.num_elements;
   const long long block = blockIdx.x;
   if (threadIdx.x == 0) grid::publish_carry(carries, block, carry, !passes_through(from, to, first_start));
-  if (finishes_earlier_segment(from, to, first_start)) {  // the same in every thread
+  // (the same in every thread; a segment the short-segment pass owns is written already)
+  if (finishes_earlier_segment(from, to, first_start) && !src.short_pass_owns(from.segment)) {
     // This block's own part of its first segment, the output it wrote: read before the look-back, so that the load
     // overlaps it.
     const T own = threadIdx.x == 0 ? out[from.segment] : carry;
     const T before = grid::look_back<PolicyT::block_threads>(carries, block, op, storage.range().reduce);
     if (threadIdx.x == 0) out[from.segment] = op(before, own);
   }
+}
+
+/// `short_pass`: the flag of the short-segment pass launched just before this one (kernels/short_segments.cuh), or a
+/// null word where none was.
+template <class PolicyT, agent::element_map Map, class OpT, class T, class OffsetT, class BeginT>
+__global__ void __launch_bounds__(PolicyT::block_threads, PolicyT::min_blocks_per_sm)
+    merge_path_segments(const T* __restrict__ in, const OffsetT* offsets, const BeginT* begins, segment_count count,
+                        T* out, grid::carry_slots<T> carries, short_pass_flag short_pass, OpT op) {
+  merge_path_pass<PolicyT, Map>(in, offsets, begins, count, out, carries, short_pass, op);
+  // Launched as the short-segment pass's programmatic dependent, this pass may start while that pass still runs (and,
+  // where the segments are long, never waits for it). Its blocks wait for it before they leave, so that this pass
+  // finishing means both have, and the work the caller puts on the stream next never overlaps the short pass. By
+  // then its blocks have long left (each reads two offsets); a no-op in a stream-ordered launch.
+  wait_for_prerequisite_grid();
 }
 
 template <class NumRunsT>
