@@ -2,7 +2,9 @@
 // diagonal search, the warp's 32-probe search, how blocks split the path, and which blocks join carries across block
 // boundaries — plus a CPU mirror of one block's walk (agent/merge_path_block.cuh: tiles, threads, the block scan, long
 // runs) and of the look-back over the blocks' carries (segmented/grid/segment_carries.cuh: 32 blocks per round, the
-// nearest published prefix), run with a non-commutative functor against the in-order fold of every segment.
+// nearest published prefix), run with a non-commutative functor against the in-order fold of every segment; and the
+// decision both passes of the one-array path take on the device (kernels/short_segments.cuh).
+#include "reducelab/segmented/kernels/short_segments.cuh"
 #include "reducelab/segmented/merge_path.cuh"
 
 #include <gtest/gtest.h>
@@ -696,4 +698,44 @@ TEST(SegmentedPartition, WeightedEmulatedLaunchIsInOrder) {
       expect_emulation_exact(o, grid, small, round, 3);
     }
   }
+}
+
+// The short-segment pass and the merge-path pass each call short_pass_segments_per_thread on offsets[0] and
+// offsets[S] to decide which of them has a launch (kernels/short_segments.cuh): the line (an average of at most
+// short_pass_max_average elements per segment, integer division), the segments per thread by the average's bytes, and
+// the types the pass is off for.
+TEST(SegmentedShortPass, DecisionLineAndSegmentsPerThread) {
+  namespace k = seg::kernels;
+  constexpr long long line = seg::tuning::short_pass_max_average(4);
+  ASSERT_EQ(line, 12);
+  ASSERT_EQ(seg::tuning::short_pass_max_average(8), 12);
+  const long long s = 1'000'003;
+  // On either side of the line: an average of 12 (up to 12 S + S - 1 elements) is the short pass's, 13 is not.
+  EXPECT_GT(k::short_pass_segments_per_thread<4>(line * s, s), 0);
+  EXPECT_GT(k::short_pass_segments_per_thread<4>(line * s + s - 1, s), 0);
+  EXPECT_EQ(k::short_pass_segments_per_thread<4>((line + 1) * s, s), 0);
+  EXPECT_EQ(k::short_pass_segments_per_thread<8>((line + 1) * s, s), 0);
+  // Segments per thread by the average's bytes (rounded up): 4 up to 8 bytes, 2 up to 16, else 1.
+  struct row {
+    long long average;
+    int four_byte, eight_byte;
+  };
+  for (const row& r : {row{0, 4, 4}, row{1, 4, 4}, row{2, 4, 2}, row{3, 2, 1}, row{4, 2, 1}, row{5, 1, 1}, row{8, 1, 1},
+                       row{12, 1, 1}}) {
+    SCOPED_TRACE("average " + std::to_string(r.average));
+    EXPECT_EQ(k::short_pass_segments_per_thread<4>(r.average * s, s), r.four_byte);
+    EXPECT_EQ(k::short_pass_segments_per_thread<8>(r.average * s, s), r.eight_byte);
+  }
+  // An average of 1.5 rounds up to 2 elements: 8 bytes for int32 (4 per thread), 16 for doubles (2).
+  EXPECT_EQ(k::short_pass_segments_per_thread<4>(3 * s / 2, s), 4);
+  EXPECT_EQ(k::short_pass_segments_per_thread<8>(3 * s / 2, s), 2);
+  // Off for values wider than 8 bytes (unmeasured), whatever the layout, empty segments included; and with no
+  // segments.
+  EXPECT_EQ(seg::tuning::short_pass_max_average(16), 0);
+  EXPECT_EQ(k::short_pass_segments_per_thread<16>(s, s), 0);
+  EXPECT_EQ(k::short_pass_segments_per_thread<16>(0, s), 0);
+  EXPECT_EQ(k::short_pass_segments_per_thread<4>(0, 0), 0);
+  // The block's segments are whole rounds of every width.
+  static_assert(k::short_pass_segments_per_block % (4LL * k::short_pass_threads) == 0);
+  static_assert(seg::tuning::short_pass_max_length >= 0 && seg::tuning::short_pass_max_length < (1LL << 31));
 }
