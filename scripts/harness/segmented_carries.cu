@@ -764,16 +764,8 @@ __global__ void __launch_bounds__(256) short_gate(const long long* __restrict__ 
 }
 template <class KernelT, class... Args>
 void launch_dependent(KernelT kernel, long long grid, cudaStream_t stream, Args... args) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(grid));
-  config.blockDim = dim3(policy::block_threads);
-  config.stream = stream;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  CHECK_CUDA(cudaLaunchKernelEx(&config, kernel, args...));
+  reducelab::grid::launch_as_dependent(kernel, dim3(static_cast<unsigned>(grid)), dim3(policy::block_threads), stream,
+                                       args...);
 }
 int* gate_sink = nullptr;
 template <bool Pdl>

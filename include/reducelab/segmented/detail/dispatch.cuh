@@ -149,16 +149,8 @@ void launch_merge_path(const T* in, const OffsetT* offsets, const BeginT* begins
   const auto slots = carry_slots<T>::carve(carries, grid, epoch);
   const auto kernel = main_kernel<P, Map, OpT, T, OffsetT, BeginT>();
   if (short_pass.word != nullptr && dev.major >= 9) {
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(static_cast<unsigned>(grid));
-    config.blockDim = dim3(P::block_threads);
-    config.stream = stream;
-    cudaLaunchAttribute dependent[1];
-    dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    dependent[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = dependent;
-    config.numAttrs = 1;
-    CUDA_TRY(cudaLaunchKernelEx(&config, kernel, in, offsets, begins, count, out, slots, short_pass, op));
+    ::reducelab::grid::launch_as_dependent(kernel, dim3(static_cast<unsigned>(grid)), dim3(P::block_threads), stream,
+                                           in, offsets, begins, count, out, slots, short_pass, op);
   } else {
     kernel<<<static_cast<unsigned>(grid), P::block_threads, 0, stream>>>(in, offsets, begins, count, out, slots,
                                                                          short_pass, op);

@@ -25,6 +25,7 @@
 #pragma once
 
 #include "reducelab/core/traits.hpp"
+#include "reducelab/grid/dependent_launch.cuh"
 #include "reducelab/segmented/tuning.hpp"
 
 namespace reducelab::segmented::kernels {
@@ -53,21 +54,8 @@ struct short_pass_flag {
   unsigned long long epoch;
 };
 
-/// Lets the kernel launched after this one on the stream as a programmatic dependent start now (sm_90 on; elsewhere
-/// the launches are stream ordered).
-__device__ __forceinline__ void release_dependent_launch() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
-/// Waits until the kernel before this one on the stream has finished and its writes are visible (a no-op where this
-/// kernel was launched in stream order).
-__device__ __forceinline__ void wait_for_prerequisite_grid() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
+using ::reducelab::grid::release_dependent_launch;
+using ::reducelab::grid::wait_for_prerequisite_grid;
 
 /// K segments per thread in each round of the block's segments: bounds of all K loaded, then element i of every one
 /// at once (Unroll elements each), folded in order. Every load is predicated rather than branched around, and the
