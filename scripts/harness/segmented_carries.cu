@@ -502,6 +502,67 @@ void thread_per_segment_ilp(const value_t* in, const long long* offsets, long lo
 /// each taking one contiguous stretch of S / grid segments in rounds of 256 * K. The question: is it the library's
 /// occupancy (1024 threads per SM, its 64 registers) that keeps its short-segment walk at 63 % at length 1, or the
 /// walk's own instructions (piece bounds, clipping, lists) that a lean loop over whole segments would not pay?
+/// The lean loop's round (rows stretch_*, queue_*; the tps_* rows keep their own copy, with U elements per segment at
+/// once, as measured): K segments per thread, 256 apart from round + threadIdx.x, those before `end`; element i of
+/// every one at once.
+template <int K>
+__device__ __forceinline__ void lean_round(const value_t* __restrict__ in, const long long* __restrict__ offsets,
+                                           long long round, long long end, value_t* __restrict__ out) {
+  long long first[K];
+  int length[K];
+  value_t acc[K];
+  int longest = 0;
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const long long s = round + j * 256LL + threadIdx.x;
+    first[j] = 0;
+    length[j] = 0;
+    acc[j] = 0;
+    if (s < end) {
+      const long long b = offsets[s], e = offsets[s + 1];
+      first[j] = b;
+      length[j] = static_cast<int>(e - b);
+      longest = length[j] > longest ? length[j] : longest;
+    }
+  }
+  for (int i = 0; i < longest; ++i) {
+    value_t v[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) v[j] = i < length[j] ? in[first[j] + i] : value_t(0);
+#pragma unroll
+    for (int j = 0; j < K; ++j) acc[j] += v[j];
+  }
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const long long s = round + j * 256LL + threadIdx.x;
+    if (s < end) out[s] = acc[j];
+  }
+}
+
+/// Blocks of 256 threads of `kernel` that B per SM hold (dynamic shared memory keeps more from fitting below 8; 1 KiB
+/// is reserved per block): the grid and the bytes to launch with, read once per kernel, and printed.
+struct resident_shape {
+  long long grid;
+  std::size_t smem;
+};
+template <auto Kernel>
+resident_shape resident_blocks(int blocks_per_sm, const std::string& name) {
+  static resident_shape shape{0, 0};
+  if (shape.grid == 0) {
+    int sms = 0, per_sm_bytes = 0;
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    CHECK_CUDA(cudaDeviceGetAttribute(&per_sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
+    shape.smem = blocks_per_sm >= 8 ? 0 : static_cast<std::size_t>(per_sm_bytes / (blocks_per_sm + 1) + 1024);
+    CHECK_CUDA(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shape.smem)));
+    int fit = 0;
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, Kernel, 256, shape.smem));
+    std::printf("  %s: %d blocks of 256 per SM resident (%zu bytes of dynamic shared memory)\n", name.c_str(), fit,
+                shape.smem);
+    shape.grid = static_cast<long long>(sms) * blocks_per_sm;
+  }
+  return shape;
+}
+
 template <int K, int BlocksPerSm>
 __global__ void __launch_bounds__(256, BlocksPerSm)
     stretch_segments(const value_t* __restrict__ in, const long long* __restrict__ offsets, long long S,
@@ -509,55 +570,14 @@ __global__ void __launch_bounds__(256, BlocksPerSm)
   const long long per = (S + gridDim.x - 1) / gridDim.x;
   const long long begin = blockIdx.x * per < S ? blockIdx.x * per : S;
   const long long end = S - begin > per ? begin + per : S;
-  for (long long round = begin; round < end; round += 256LL * K) {
-    long long first[K];
-    int length[K];
-    value_t acc[K];
-    int longest = 0;
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      const long long s = round + j * 256LL + threadIdx.x;
-      first[j] = 0;
-      length[j] = 0;
-      acc[j] = 0;
-      if (s < end) {
-        const long long b = offsets[s], e = offsets[s + 1];
-        first[j] = b;
-        length[j] = static_cast<int>(e - b);
-        longest = length[j] > longest ? length[j] : longest;
-      }
-    }
-    for (int i = 0; i < longest; ++i) {
-      value_t v[K];
-#pragma unroll
-      for (int j = 0; j < K; ++j) v[j] = i < length[j] ? in[first[j] + i] : value_t(0);
-#pragma unroll
-      for (int j = 0; j < K; ++j) acc[j] += v[j];
-    }
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      const long long s = round + j * 256LL + threadIdx.x;
-      if (s < end) out[s] = acc[j];
-    }
-  }
+  for (long long round = begin; round < end; round += 256LL * K) lean_round<K>(in, offsets, round, end, out);
 }
 template <int K, int BlocksPerSm>
 void stretch_rows(const value_t* in, const long long* offsets, long long S, value_t* out, void*, cudaStream_t stream) {
-  static int sms = 0;
-  static std::size_t smem = 0;
-  if (sms == 0) {
-    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    int per_sm_bytes = 0;
-    CHECK_CUDA(cudaDeviceGetAttribute(&per_sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
-    // Enough dynamic shared memory per block that no more than BlocksPerSm fit (1 KiB is reserved per block).
-    smem = BlocksPerSm >= 8 ? 0 : static_cast<std::size_t>(per_sm_bytes / (BlocksPerSm + 1) + 1024);
-    CHECK_CUDA(cudaFuncSetAttribute(stretch_segments<K, BlocksPerSm>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(smem)));
-    int fit = 0;
-    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, stretch_segments<K, BlocksPerSm>, 256, smem));
-    std::printf("  stretch_k%d: %d blocks of 256 per SM resident (%zu bytes of dynamic shared memory)\n", K, fit, smem);
-  }
-  stretch_segments<K, BlocksPerSm><<<static_cast<unsigned>(sms * BlocksPerSm), 256, smem, stream>>>(in, offsets, S, out);
+  constexpr auto kernel = &stretch_segments<K, BlocksPerSm>;
+  const resident_shape shape =
+      resident_blocks<kernel>(BlocksPerSm, "stretch_k" + std::to_string(K) + "b" + std::to_string(BlocksPerSm));
+  kernel<<<static_cast<unsigned>(shape.grid), 256, shape.smem, stream>>>(in, offsets, S, out);
 }
 
 /// Stop 43 (rows queue_kKbB): the lean loop in a resident grid of B blocks per SM again, but each block takes chunks of
@@ -574,57 +594,18 @@ __global__ void __launch_bounds__(256, BlocksPerSm)
     const long long round = chunk * 256LL * K;
     __syncthreads();  // chunk is read before thread 0 takes the next one
     if (round >= S) return;
-    long long first[K];
-    int length[K];
-    value_t acc[K];
-    int longest = 0;
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      const long long s = round + j * 256LL + threadIdx.x;
-      first[j] = 0;
-      length[j] = 0;
-      acc[j] = 0;
-      if (s < S) {
-        const long long b = offsets[s], e = offsets[s + 1];
-        first[j] = b;
-        length[j] = static_cast<int>(e - b);
-        longest = length[j] > longest ? length[j] : longest;
-      }
-    }
-    for (int i = 0; i < longest; ++i) {
-      value_t v[K];
-#pragma unroll
-      for (int j = 0; j < K; ++j) v[j] = i < length[j] ? in[first[j] + i] : value_t(0);
-#pragma unroll
-      for (int j = 0; j < K; ++j) acc[j] += v[j];
-    }
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      const long long s = round + j * 256LL + threadIdx.x;
-      if (s < S) out[s] = acc[j];
-    }
+    lean_round<K>(in, offsets, round, S, out);
   }
 }
 template <int K, int BlocksPerSm>
 void queue_rows(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
                 cudaStream_t stream) {
-  static int sms = 0;
-  static std::size_t smem = 0;
-  if (sms == 0) {
-    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    int per_sm_bytes = 0;
-    CHECK_CUDA(cudaDeviceGetAttribute(&per_sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
-    smem = BlocksPerSm >= 8 ? 0 : static_cast<std::size_t>(per_sm_bytes / (BlocksPerSm + 1) + 1024);
-    CHECK_CUDA(cudaFuncSetAttribute(queue_segments<K, BlocksPerSm>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(smem)));
-    int fit = 0;
-    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, queue_segments<K, BlocksPerSm>, 256, smem));
-    std::printf("  queue_k%d: %d blocks of 256 per SM resident\n", K, fit);
-  }
+  constexpr auto kernel = &queue_segments<K, BlocksPerSm>;
+  const resident_shape shape =
+      resident_blocks<kernel>(BlocksPerSm, "queue_k" + std::to_string(K) + "b" + std::to_string(BlocksPerSm));
   auto* next = reinterpret_cast<unsigned long long*>(static_cast<char*>(workspace) + (6 << 20));
   CHECK_CUDA(cudaMemsetAsync(next, 0, 8, stream));
-  queue_segments<K, BlocksPerSm><<<static_cast<unsigned>(sms * BlocksPerSm), 256, smem, stream>>>(in, offsets, S, out,
-                                                                                                   next);
+  kernel<<<static_cast<unsigned>(shape.grid), 256, shape.smem, stream>>>(in, offsets, S, out, next);
 }
 
 /// Stop 43 (rows short_pass_*): the library's short-segment pass (kernels/short_segments.cuh) alone, without the
