@@ -321,6 +321,33 @@ TEST(LibrarySegmentedReduce, ShortPassLinesAndItsHandBack) {
   expect_layout(consecutive(giant, "a giant among ones"), true, 75);
 }
 
+// The short pass's group mode (kernels/short_segments.cuh; segmented/tuning.hpp, group_pass_*): averages of 24 to 4096
+// elements per segment, with enough segments to fill the device and the elements evenly spread, go to groups of 4 to 32
+// lanes (two segments per group at once for 4-byte values below 128). Uniform lengths at each change of shape and at
+// both ends; lengths that vary within a warp (the warp steps to its longest); segments past the plan's max_length among
+// group-mode ones (handed back to the merge-path pass, which skips the others); a giant that the spread check refuses.
+TEST(LibrarySegmentedReduce, GroupModeShapesAndItsHandBack) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  for (long long len : {24LL, 31LL, 32LL, 127LL, 128LL, 256LL, 2047LL, 2048LL, 4096LL}) {
+    // At least 2200 segments: 32-lane groups fill a quarter of an H100's or H200's 270 336 threads from 2112.
+    const std::size_t count = std::max<std::size_t>((std::size_t{1} << 22) / len, 2200) + 3;
+    expect_layout(consecutive(uniform(count, len), "uniform length " + std::to_string(len)), true,
+                  static_cast<std::uint64_t>(300 + len));
+  }
+  expect_layout(consecutive(random_lengths(80'000, 0, 100, 91), "lengths 0..100"), true, 91);
+  expect_layout(consecutive(random_lengths(12'000, 0, 3000, 92), "lengths 0..3000"), true, 92);
+  // Averages about 64 (8 lanes: the pass keeps segments of up to 512) with one in 5000 of 5000 and a last one of 2^17.
+  std::vector<long long> handed_back = random_lengths(150'000, 30, 98, 93);
+  for (std::size_t i = 17; i < handed_back.size(); i += 5000) handed_back[i] = 5000;
+  handed_back.back() = 1 << 17;
+  expect_layout(consecutive(handed_back, "lengths 30..98 with some of 5000"), true, 93);
+  // Segments of 32 around one of 2^22: the stretch that holds it is over 4 times its share, so the merge-path pass takes
+  // the launch.
+  std::vector<long long> giant(200'000, 32);
+  giant[100'000] = std::int64_t{1} << 22;
+  expect_layout(consecutive(giant, "a giant among segments of 32"), true, 94);
+}
+
 // Short segments with one in five of 28 values. For int32 the stretches still average under 7 per segment, so they
 // take the short walk, but on a GPU of 132 SMs (528 blocks) each holds about 490 pieces of 4 x the average or longer,
 // more than the warps' list has room for (256 per block): the rest stay with the lane that found them. The 8-byte
@@ -406,9 +433,13 @@ TEST(LibrarySegmentedReduce, GraphReplaysSeeTheirOwnInput) {
   long_ones[700] = std::int64_t{1} << 23;
   std::vector<long long> handed_back = random_lengths(500'000, 0, 5, 81);
   handed_back[1234] = std::int64_t{1} << 20;
+  // The group mode's hand-back too: lengths 30..98 (8 lanes per segment) and one of 2^18.
+  std::vector<long long> group_handed_back = random_lengths(200'000, 30, 98, 83);
+  group_handed_back[4321] = std::int64_t{1} << 18;
   for (const layout& l : {consecutive(long_ones, "graph replays, long segments"),
                           consecutive(random_lengths(500'000, 0, 5, 82), "graph replays, short segments"),
-                          consecutive(handed_back, "graph replays, short segments and one long")}) {
+                          consecutive(handed_back, "graph replays, short segments and one long"),
+                          consecutive(group_handed_back, "graph replays, group mode and one long")}) {
     SCOPED_TRACE(l.name);
     const std::size_t segments = l.begins.size();
     std::vector<long long> offsets(l.begins.begin(), l.begins.end());

@@ -700,42 +700,104 @@ TEST(SegmentedPartition, WeightedEmulatedLaunchIsInOrder) {
   }
 }
 
-// The short-segment pass and the merge-path pass each call short_pass_segments_per_thread on offsets[0] and
-// offsets[S] to decide which of them has a launch (kernels/short_segments.cuh): the line (an average of at most
-// short_pass_max_average elements per segment, integer division), the segments per thread by the average's bytes, and
-// the types the pass is off for.
+// The short-segment pass and the merge-path pass each call plan_short_pass (through decide_short_pass) on offsets[0]
+// and offsets[S] to decide which of them has a launch (kernels/short_segments.cuh). The thread mode: its line (an
+// average of at most short_pass_max_average elements per segment, integer division), the segments per thread by the
+// average's bytes, and the types the pass is off for.
 TEST(SegmentedShortPass, DecisionLineAndSegmentsPerThread) {
   namespace k = seg::kernels;
   constexpr long long line = seg::tuning::short_pass_max_average(4);
   ASSERT_EQ(line, 12);
   ASSERT_EQ(seg::tuning::short_pass_max_average(8), 12);
   const long long s = 1'000'003;
-  // On either side of the line: an average of 12 (up to 12 S + S - 1 elements) is the short pass's, 13 is not.
-  EXPECT_GT(k::short_pass_segments_per_thread<4>(line * s, s), 0);
-  EXPECT_GT(k::short_pass_segments_per_thread<4>(line * s + s - 1, s), 0);
-  EXPECT_EQ(k::short_pass_segments_per_thread<4>((line + 1) * s, s), 0);
-  EXPECT_EQ(k::short_pass_segments_per_thread<8>((line + 1) * s, s), 0);
-  // Segments per thread by the average's bytes (rounded up): 4 up to 8 bytes, 2 up to 16, else 1.
+  const long long h100 = 132LL * 2048;  // the threads an H100 holds at once
+  const auto per_thread = [&](auto bytes, long long elements, long long segments) {
+    return k::plan_short_pass<decltype(bytes)::value>(elements, segments, h100).per_thread;
+  };
+  using b4 = std::integral_constant<std::size_t, 4>;
+  using b8 = std::integral_constant<std::size_t, 8>;
+  using b16 = std::integral_constant<std::size_t, 16>;
+  // On either side of the line: an average of 12 (up to 12 S + S - 1 elements) is the thread mode's, 13 is not.
+  EXPECT_GT(per_thread(b4{}, line * s, s), 0);
+  EXPECT_GT(per_thread(b4{}, line * s + s - 1, s), 0);
+  EXPECT_EQ(per_thread(b4{}, (line + 1) * s, s), 0);
+  EXPECT_EQ(per_thread(b8{}, (line + 1) * s, s), 0);
+  EXPECT_EQ(k::plan_short_pass<4>(line * s, s, h100).max_length, seg::tuning::short_pass_max_length);
+  // Segments per thread by the average's bytes (rounded up): 4 up to 8 bytes (4-byte values only: 8-byte ones
+  // spilled), 2 up to 16, else 1.
   struct row {
     long long average;
     int four_byte, eight_byte;
   };
-  for (const row& r : {row{0, 4, 4}, row{1, 4, 4}, row{2, 4, 2}, row{3, 2, 1}, row{4, 2, 1}, row{5, 1, 1}, row{8, 1, 1},
+  for (const row& r : {row{0, 4, 2}, row{1, 4, 2}, row{2, 4, 2}, row{3, 2, 1}, row{4, 2, 1}, row{5, 1, 1}, row{8, 1, 1},
                        row{12, 1, 1}}) {
     SCOPED_TRACE("average " + std::to_string(r.average));
-    EXPECT_EQ(k::short_pass_segments_per_thread<4>(r.average * s, s), r.four_byte);
-    EXPECT_EQ(k::short_pass_segments_per_thread<8>(r.average * s, s), r.eight_byte);
+    EXPECT_EQ(per_thread(b4{}, r.average * s, s), r.four_byte);
+    EXPECT_EQ(per_thread(b8{}, r.average * s, s), r.eight_byte);
   }
   // An average of 1.5 rounds up to 2 elements: 8 bytes for int32 (4 per thread), 16 for doubles (2).
-  EXPECT_EQ(k::short_pass_segments_per_thread<4>(3 * s / 2, s), 4);
-  EXPECT_EQ(k::short_pass_segments_per_thread<8>(3 * s / 2, s), 2);
+  EXPECT_EQ(per_thread(b4{}, 3 * s / 2, s), 4);
+  EXPECT_EQ(per_thread(b8{}, 3 * s / 2, s), 2);
   // Off for values wider than 8 bytes (unmeasured), whatever the layout, empty segments included; and with no
   // segments.
   EXPECT_EQ(seg::tuning::short_pass_max_average(16), 0);
-  EXPECT_EQ(k::short_pass_segments_per_thread<16>(s, s), 0);
-  EXPECT_EQ(k::short_pass_segments_per_thread<16>(0, s), 0);
-  EXPECT_EQ(k::short_pass_segments_per_thread<4>(0, 0), 0);
+  EXPECT_EQ(k::plan_short_pass<16>(s, s, h100).max_length, 0);
+  EXPECT_EQ(k::plan_short_pass<16>(0, s, h100).max_length, 0);
+  EXPECT_EQ(k::plan_short_pass<4>(0, 0, h100).max_length, 0);
   // The block's segments are whole rounds of every width.
   static_assert(k::short_pass_segments_per_block % (4LL * k::short_pass_threads) == 0);
   static_assert(seg::tuning::short_pass_max_length >= 0 && seg::tuning::short_pass_max_length < (1LL << 31));
+}
+
+// The group mode: averages from group_pass_min_average (24) to group_pass_max_average (4096), lanes and segments per
+// group by the value size and the average, the segment count it needs to fill the device, the longest segment it
+// keeps, and where it is off (13 to 23, above 4096, wider values, no device threads given).
+TEST(SegmentedShortPass, GroupModeLinesAndShapes) {
+  namespace k = seg::kernels;
+  namespace t = seg::tuning;
+  const long long h100 = 132LL * 2048;
+  const long long s = 1'000'003;
+  ASSERT_EQ(t::group_pass_min_average(4), 24);
+  ASSERT_EQ(t::group_pass_max_average(8), 4096);
+  // Between the two modes, and past the group mode's top: the merge-path pass's.
+  for (long long average : {13LL, 23LL, 4097LL}) {
+    SCOPED_TRACE("average " + std::to_string(average));
+    EXPECT_EQ(k::plan_short_pass<4>(average * s, s, h100).max_length, 0);
+    EXPECT_EQ(k::plan_short_pass<8>(average * s, s, h100).max_length, 0);
+  }
+  struct row {
+    long long average;
+    int lanes4, per_group4, lanes8;
+  };
+  for (const row& r : {row{24, 4, 2, 4}, row{31, 4, 2, 4}, row{32, 8, 2, 8}, row{127, 8, 2, 8}, row{128, 8, 1, 8},
+                       row{255, 8, 1, 8}, row{256, 16, 1, 8}, row{2047, 16, 1, 8}, row{2048, 32, 1, 32},
+                       row{4096, 32, 1, 32}}) {
+    SCOPED_TRACE("average " + std::to_string(r.average));
+    const k::short_pass_plan p4 = k::plan_short_pass<4>(r.average * 70'000, 70'000, h100);
+    const k::short_pass_plan p8 = k::plan_short_pass<8>(r.average * 70'000, 70'000, h100);
+    EXPECT_EQ(p4.per_thread, 0);
+    EXPECT_EQ(p4.group, r.lanes4);
+    EXPECT_EQ(p4.per_group, r.per_group4);
+    EXPECT_EQ(p8.group, r.lanes8);
+    EXPECT_EQ(p8.per_group, 1);  // two 8-byte segments per group spilled
+    // Segments of up to group_pass_max_steps steps of 4 loads per lane, or twice the average, are the pass's; longer
+    // ones are handed back. A uniform layout never is.
+    EXPECT_EQ(p4.max_length, std::max(r.lanes4 * 4LL * t::group_pass_max_steps, 2 * r.average));
+    EXPECT_EQ(p8.max_length, std::max(r.lanes8 * 4LL * t::group_pass_max_steps, 2 * r.average));
+    EXPECT_GE(p4.max_length, r.average);
+    EXPECT_GE(p8.max_length, r.average);
+  }
+  // The fill: segments x lanes at least a group_pass_min_fill-th of the device's threads. 2048 segments of 4096
+  // (32 lanes each, 65 536 lanes) fill an H100's 270 336 threads to a quarter; 2047 do not.
+  const long long fill = (h100 + t::group_pass_min_fill * 32 - 1) / (t::group_pass_min_fill * 32);
+  EXPECT_EQ(k::plan_short_pass<4>(4096 * fill, fill, h100).group, 32);
+  EXPECT_EQ(k::plan_short_pass<4>(4096 * (fill - 1), fill - 1, h100).max_length, 0);
+  EXPECT_EQ(k::plan_short_pass<4>(64 * s, s, 0).max_length, 0);  // no device threads given: off
+  EXPECT_EQ(k::plan_short_pass<16>(64 * s, s, h100).max_length, 0);
+  EXPECT_EQ(k::plan_short_pass<16>(0, s, h100).max_length, 0);  // off for wider values, empty segments included
+  // The host's grid covers the thread mode's blocks and the group mode's chunks, capped per SM for the latter.
+  EXPECT_EQ(k::short_pass_grid(1 << 26, 132), (1LL << 26) / k::short_pass_segments_per_block);
+  EXPECT_EQ(k::short_pass_grid(1 << 16, 132), 132LL * t::group_pass_blocks_per_sm);
+  EXPECT_EQ(k::short_pass_grid(80, 132), 10);
+  EXPECT_EQ(k::short_pass_grid(0, 132), 0);
 }

@@ -35,6 +35,8 @@
 //   queue_kKbB        the same resident grid taking chunks of segments from an atomic counter (stop 43)
 //   short_pass_only, short_pass_told  the library's short-segment pass alone; a copy told its segments per thread
 //                     by the host (no decision on the device); short_told_mB: with __launch_bounds__ minimum B (stop 43)
+//   groupGxUkKbB      the short pass's group mode told its shape: G lanes per segment, U elements per lane per step,
+//                     K segments per group at once, at most B blocks per SM (stop 44)
 //   rr_kKbB           the loop in a resident grid dealing chunks round robin, deciding once per block (stop 43)
 //   pipe_short, pipe_long[_pdl]  a two-kernel entry's cost: a short-segment kernel and the merge-path pass, one of
 //                     them with nothing to do (stop 43; _pdl: the second one a programmatic dependent launch)
@@ -616,9 +618,10 @@ void short_pass_only(const value_t* in, const long long* offsets, long long S, v
                      cudaStream_t stream) {
   seg::kernels::short_pass_flag flag{reinterpret_cast<unsigned long long*>(static_cast<char*>(workspace) + (7 << 20)),
                                      reducelab::detail::next_epoch()};
-  const long long per = seg::kernels::short_pass_segments_per_block;
-  seg::kernels::short_segments<<<static_cast<unsigned>((S + per - 1) / per), seg::kernels::short_pass_threads, 0,
-                                 stream>>>(in, offsets, S, out, flag, plus_int{});
+  int sms = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  seg::kernels::short_segments<<<static_cast<unsigned>(seg::kernels::short_pass_grid(S, sms)),
+                                 seg::kernels::short_pass_threads, 0, stream>>>(in, offsets, S, out, flag, plus_int{});
 }
 template <int K, int MinBlocks = 1>
 __global__ void __launch_bounds__(256, MinBlocks)
@@ -645,11 +648,38 @@ void short_pass_told(const value_t* in, const long long* offsets, long long S, v
                      cudaStream_t stream) {
   seg::kernels::short_pass_flag flag{reinterpret_cast<unsigned long long*>(static_cast<char*>(workspace) + (7 << 20)),
                                      reducelab::detail::next_epoch()};
-  const int k = seg::kernels::short_pass_segments_per_thread<sizeof(value_t)>(told_elements, S);
+  const int k = seg::kernels::plan_short_pass<sizeof(value_t)>(told_elements, S, 0).per_thread;
   const unsigned grid = static_cast<unsigned>((S + 1023) / 1024);
   if (k == 4) short_told<4, MinBlocks><<<grid, 256, 0, stream>>>(in, offsets, S, out, flag);
   else if (k == 2) short_told<2, MinBlocks><<<grid, 256, 0, stream>>>(in, offsets, S, out, flag);
   else short_told<1, MinBlocks><<<grid, 256, 0, stream>>>(in, offsets, S, out, flag);
+}
+
+/// Stop 44 (rows groupGxUkKbB): the short pass's group mode (kernels/short_segments.cuh, reduce_group_segments) told
+/// its shape by the host: G lanes per segment, U elements per lane per step, K segments per group at once, every
+/// segment its own (no hand-back), chunks of K segments per group dealt round robin to min(chunks, B blocks per SM)
+/// blocks of 256.
+template <int G, int U, int K>
+__global__ void __launch_bounds__(256, 6)
+    group_told(const value_t* __restrict__ in, const long long* __restrict__ offsets, long long S,
+               value_t* __restrict__ out, seg::kernels::short_pass_flag flag) {
+  constexpr int groups = 256 / G;
+  constexpr long long chunk = groups * static_cast<long long>(K);
+  const int mine = static_cast<int>(threadIdx.x) / G;
+  for (long long c = blockIdx.x; c * chunk < S; c += gridDim.x)
+    seg::kernels::reduce_group_segments<K, U>(in, offsets, c * chunk + mine, groups, S, G, 1LL << 40, out, flag,
+                                              plus_int{});
+}
+template <int G, int U, int K, int B>
+void group_rows(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
+                cudaStream_t stream) {
+  seg::kernels::short_pass_flag flag{reinterpret_cast<unsigned long long*>(static_cast<char*>(workspace) + (7 << 20)),
+                                     reducelab::detail::next_epoch()};
+  int sms = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const long long chunks = (S + 256 / G * K - 1) / (256 / G * K);
+  const long long grid = std::min(chunks, static_cast<long long>(B) * sms);
+  group_told<G, U, K><<<static_cast<unsigned>(grid), 256, 0, stream>>>(in, offsets, S, out, flag);
 }
 
 /// Stop 43 (rows rr_kKbB): the short-segment loop in a resident grid of B blocks of 256 per SM that deals chunks of
@@ -1086,6 +1116,46 @@ int main(int argc, char** argv) {
                                  {"short_pass_told", short_pass_told<1>, true},
                                  {"short_told_m6", short_pass_told<6>, true},
                                  {"short_told_m8", short_pass_told<8>, true},
+                                 {"group4x4k1b6", group_rows<4, 4, 1, 6>, true},
+                                 {"group4x4k1b16", group_rows<4, 4, 1, 16>, true},
+                                 {"group4x4k2b6", group_rows<4, 4, 2, 6>, true},
+                                 {"group4x4k2b16", group_rows<4, 4, 2, 16>, true},
+                                 {"group4x2k4b6", group_rows<4, 2, 4, 6>, true},
+                                 {"group4x2k4b16", group_rows<4, 2, 4, 16>, true},
+                                 {"group4x8k1b6", group_rows<4, 8, 1, 6>, true},
+                                 {"group4x8k1b16", group_rows<4, 8, 1, 16>, true},
+                                 {"group4x2k2b6", group_rows<4, 2, 2, 6>, true},
+                                 {"group4x2k2b16", group_rows<4, 2, 2, 16>, true},
+                                 {"group8x4k1b6", group_rows<8, 4, 1, 6>, true},
+                                 {"group8x4k1b16", group_rows<8, 4, 1, 16>, true},
+                                 {"group8x4k2b6", group_rows<8, 4, 2, 6>, true},
+                                 {"group8x4k2b16", group_rows<8, 4, 2, 16>, true},
+                                 {"group8x2k4b6", group_rows<8, 2, 4, 6>, true},
+                                 {"group8x2k4b16", group_rows<8, 2, 4, 16>, true},
+                                 {"group8x8k1b6", group_rows<8, 8, 1, 6>, true},
+                                 {"group8x8k1b16", group_rows<8, 8, 1, 16>, true},
+                                 {"group8x2k2b6", group_rows<8, 2, 2, 6>, true},
+                                 {"group8x2k2b16", group_rows<8, 2, 2, 16>, true},
+                                 {"group16x4k1b6", group_rows<16, 4, 1, 6>, true},
+                                 {"group16x4k1b16", group_rows<16, 4, 1, 16>, true},
+                                 {"group16x4k2b6", group_rows<16, 4, 2, 6>, true},
+                                 {"group16x4k2b16", group_rows<16, 4, 2, 16>, true},
+                                 {"group16x2k4b6", group_rows<16, 2, 4, 6>, true},
+                                 {"group16x2k4b16", group_rows<16, 2, 4, 16>, true},
+                                 {"group16x8k1b6", group_rows<16, 8, 1, 6>, true},
+                                 {"group16x8k1b16", group_rows<16, 8, 1, 16>, true},
+                                 {"group16x2k2b6", group_rows<16, 2, 2, 6>, true},
+                                 {"group16x2k2b16", group_rows<16, 2, 2, 16>, true},
+                                 {"group32x4k1b6", group_rows<32, 4, 1, 6>, true},
+                                 {"group32x4k1b16", group_rows<32, 4, 1, 16>, true},
+                                 {"group32x4k2b6", group_rows<32, 4, 2, 6>, true},
+                                 {"group32x4k2b16", group_rows<32, 4, 2, 16>, true},
+                                 {"group32x2k4b6", group_rows<32, 2, 4, 6>, true},
+                                 {"group32x2k4b16", group_rows<32, 2, 4, 16>, true},
+                                 {"group32x8k1b6", group_rows<32, 8, 1, 6>, true},
+                                 {"group32x8k1b16", group_rows<32, 8, 1, 16>, true},
+                                 {"group32x2k2b6", group_rows<32, 2, 2, 6>, true},
+                                 {"group32x2k2b16", group_rows<32, 2, 2, 16>, true},
                                  {"rr_k1b8", rr_rows<1, 8>, true},
                                  {"rr_k2b8", rr_rows<2, 8>, true},
                                  {"rr_k4b4", rr_rows<4, 4>, true},

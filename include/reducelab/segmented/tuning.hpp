@@ -214,6 +214,38 @@ inline constexpr long long short_pass_max_length = 128;
 // spills, 356 µs (call 7).
 inline constexpr int short_pass_min_blocks = 6;
 
+// The short pass's group mode (kernels/short_segments.cuh): from group_pass_min_average to group_pass_max_average
+// elements per segment on average, a group of group_pass_lanes lanes takes each segment, reading it in steps of
+// group_pass_loads consecutive elements per lane, group_pass_segments segments per group at once; a segment longer
+// than group_pass_max_steps steps and than twice the average is handed back to the merge-path pass. It also needs segments x lanes of at least a
+// group_pass_min_fill-th of the threads the device holds, and no one of 32 equal stretches of segments holding more
+// than group_pass_max_skew times its share of the elements (a giant among tiny ones stays with the merge-path pass).
+// Stop 44, same run on the H200 (scripts/harness/segmented_carries.cu rows groupGxUkKbB, 40 shapes, plus, 64-bit
+// offsets; results/NVIDIA_H200-segmented/short-segment-groups.txt, call 2), the best shape against the merge-path pass
+// alone, int32 at 2^26: lengths 24, 32, 64, 128, 256, 1024, 4096 83.0 / 78.3 / 72.5 / 68.1 / 66.8 / 66.2 / 66.9 µs
+// against 87.5 / 100.6 / 123.3 / 101.1 / 75.5 / 74.0 / 71.7 (76-85 % of peak against 47-78 %); double 144.8 to
+// 125.9 µs against 181.6 to 132.9 (82-89 % against 67-84 %); at 2^24 int32 20.2-22.2 µs against 26.8-35.3 (65-70 %
+// against 41-52 %), double 35.1-37.6 against 42.6-48.3. Four loads per lane led everywhere (two or eight trailed), two
+// segments per group at once only for 4-byte values below 128 (8-byte values at two spilled under the 6-block bound),
+// and the lanes below fit each length's fastest shapes to within 3 %. Lengths under 24 and over 4096 are unmeasured
+// here (the merge-path pass keeps them), as are values wider than 8 bytes (off).
+constexpr long long group_pass_min_average(std::size_t value_bytes) { return value_bytes <= 8 ? 24 : 0; }
+constexpr long long group_pass_max_average(std::size_t value_bytes) { return value_bytes <= 8 ? 4096 : 0; }
+constexpr int group_pass_lanes(std::size_t value_bytes, long long average) {
+  if (value_bytes <= 4) return average < 32 ? 4 : average < 256 ? 8 : average < 2048 ? 16 : 32;
+  return average < 32 ? 4 : average < 2048 ? 8 : 32;
+}
+constexpr int group_pass_loads(std::size_t) { return 4; }
+constexpr int group_pass_segments(std::size_t value_bytes, long long average) {
+  return value_bytes <= 4 && average < 128 ? 2 : 1;
+}
+inline constexpr int group_pass_max_steps = 16;
+inline constexpr long long group_pass_min_fill = 4;
+inline constexpr long long group_pass_max_skew = 4;
+// The most blocks per SM the host launches for the group mode (they deal the chunks round robin): 16 led 6 by up to 5 %
+// with two segments per group, and tied with one.
+inline constexpr int group_pass_blocks_per_sm = 16;
+
 // reduce_by_key's one-pass kernel (kernels/reduce_runs.cuh): a block of by_key_threads threads takes a tile of
 // by_key_items<K, T> keys and values per thread. Same run on the H100 at e1e917b (scripts/harness/
 // reduce_by_key_one_pass.cu, 2^24 int32 keys, plus; results/NVIDIA_H100_80GB_HBM3-segmented/reduce-by-key-one-pass.txt),

@@ -173,10 +173,13 @@ void flat_segmented_reduce(const T* in, const OffsetT* offsets, long long num_se
   const std::size_t slots_bytes = carry_bytes<T>(grid);
   carries_workspace workspace(slots_bytes + short_pass_flag_bytes, stream, dev.ordinal);
   const unsigned long long epoch = ::reducelab::detail::next_epoch();
-  kernels::short_pass_flag short_pass{nullptr, epoch};
-  const long long short_blocks =
-      (num_segments + kernels::short_pass_segments_per_block - 1) / kernels::short_pass_segments_per_block;
-  if (tuning::short_pass_max_average(sizeof(T)) > 0 && short_blocks <= INT_MAX) {
+  // Both passes' plans weigh the segment count against the threads the device holds (2048 per SM on sm_80 and sm_90;
+  // where an SM holds fewer, the group mode only starts at a slightly larger count).
+  kernels::short_pass_flag short_pass{nullptr, epoch, static_cast<long long>(dev.sm_count) * 2048};
+  const long long short_blocks = kernels::short_pass_grid(num_segments, dev.sm_count);
+  const bool short_pass_tuned =
+      tuning::short_pass_max_average(sizeof(T)) > 0 || tuning::group_pass_max_average(sizeof(T)) > 0;
+  if (short_pass_tuned && short_blocks <= INT_MAX) {
     short_pass.word = reinterpret_cast<unsigned long long*>(workspace.bytes() + slots_bytes);
     kernels::short_segments<<<static_cast<unsigned>(short_blocks), kernels::short_pass_threads, 0, stream>>>(
         in, offsets, num_segments, out, short_pass, op);

@@ -47,12 +47,15 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
   const long long last = src.num_segments > 0 ? static_cast<long long>(offsets[src.num_segments]) : 0;
   src.num_elements = last > src.origin ? last - src.origin : 0;  // decreasing offsets are outside the contract
   // Where the short-segment pass took the launch (segments short on average), it has written every segment of up to
-  // short_pass_max_length elements: wait for it to finish, and leave unless it met a longer one; then walk the path as
+  // its plan's max_length elements: wait for it to finish, and leave unless it met a longer one; then walk the path as
   // always, but leave its segments alone (neither read nor written: segment_source::short_pass_owns).
-  if (short_pass.word != nullptr && short_pass_segments_per_thread<sizeof(T)>(src.num_elements, src.num_segments) > 0) {
-    wait_for_prerequisite_grid();
-    if (*static_cast<volatile const unsigned long long*>(short_pass.word) != short_pass.epoch) return;
-    src.short_pass_length = tuning::short_pass_max_length;
+  if (short_pass.word != nullptr) {
+    const short_pass_plan plan = decide_short_pass<T>(offsets, src.num_segments, short_pass);
+    if (plan.max_length > 0) {
+      wait_for_prerequisite_grid();
+      if (*static_cast<volatile const unsigned long long*>(short_pass.word) != short_pass.epoch) return;
+      src.short_pass_length = plan.max_length;
+    }
   }
 
   // Ends weigh end_step_weight (segmented/tuning.hpp) only where a long stretch streams (stream_pieces.cuh): a

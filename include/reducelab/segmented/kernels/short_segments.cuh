@@ -1,6 +1,6 @@
-// The short-segment pass of reducelab::segmented_reduce's one-array path: a thread per segment, launched before the
-// merge-path pass (kernels/merge_path_segments.cuh) on every call, and doing the work only when the segments are
-// short on average.
+// The short-segment pass of reducelab::segmented_reduce's one-array path: launched before the merge-path pass
+// (kernels/merge_path_segments.cuh) on every call, it does the work when the segments are short or moderate on average
+// and evenly spread, a thread per segment or a group of lanes per segment.
 //
 // Why a second kernel: the merge-path pass keeps a resident grid (4 blocks of 256 threads per SM, 64 registers a
 // thread), and each block walks one contiguous stretch of the segments. With segments of a few elements that grid
@@ -10,23 +10,27 @@
 // to 12 (same run, scripts/harness/segmented_carries.cu rows tps_*; results/NVIDIA_H100_80GB_HBM3-segmented/
 // short-segment-schedules.txt). The window is what matters, not the thread count or the instructions: the same lean
 // loop in the resident grid, over contiguous stretches, was no faster than the merge-path walk (51-61 % at length 1),
-// and in a resident grid that takes its chunks from an atomic counter it came back to 86-88 %.
+// and in a resident grid that takes its chunks from an atomic counter it came back to 86-88 %. From 24 to 4096
+// elements per segment the same holds for groups of lanes, each group reading its segment in steps of 4 consecutive
+// elements per lane: 76-89 % of peak on the H200 where the merge-path pass reached 47-84 % (tuning.hpp, group_pass_*).
 //
-// The host knows the segment count but not the element count, so both kernels decide on the device, from offsets[0]
-// and offsets[num_segments], with short_pass_segments_per_thread below: the same arithmetic in both, so they always
-// agree. When the average is short, this pass writes every segment of at most short_pass_max_length elements, and
-// marks the launch in `flag` if it met a longer one; the merge-path pass then waits for it (a programmatic dependent
-// launch on sm_90: it is launched while this pass runs, and waits only in this case) and runs only if the flag holds
-// this launch's epoch: then it walks the path as always but neither reads nor writes the segments this pass wrote
-// (segment_source::short_pass_owns), so one long segment among short ones costs a second read of the offsets, not of
-// the values. When the average is long, this pass's blocks read two offsets and leave, and the merge-path pass does
-// not wait. Every segment is folded in input order by one thread, so any functor, and every segment is written by
-// one of the two passes, chosen by its length alone: the same bits on every run.
+// The host knows the segment count but not the element count, so both kernels decide on the device, with
+// decide_short_pass below (offsets[0], offsets[num_segments], and for the group mode 33 offsets that tell whether the
+// elements are evenly spread): the same reads and arithmetic in both, so they always agree. When the pass takes the
+// launch, it writes every segment of at most the plan's max_length elements, and marks the launch in `flag` if it met
+// a longer one; the merge-path pass then waits for it (a programmatic dependent launch on sm_90: it is launched while
+// this pass runs, and waits only in this case) and runs only if the flag holds this launch's epoch: then it walks the
+// path as always but neither reads nor writes the segments this pass wrote (segment_source::short_pass_owns), so a
+// long segment among short ones costs a second read of the offsets, not of the values. Otherwise this pass's blocks
+// read a few offsets and leave, and the merge-path pass does not wait. Every segment is folded in input order (by one
+// thread, or by a group in lane order), so any functor, and every segment is written by one of the two passes, chosen
+// by the launch's plan and its own length: the same bits on every run.
 #pragma once
 
 #include "reducelab/core/traits.hpp"
 #include "reducelab/grid/dependent_launch.cuh"
 #include "reducelab/segmented/tuning.hpp"
+#include "reducelab/segmented/warp/group_reduce.cuh"
 
 namespace reducelab::segmented::kernels {
 
@@ -35,24 +39,97 @@ namespace reducelab::segmented::kernels {
 inline constexpr int short_pass_threads = 256;
 inline constexpr long long short_pass_segments_per_block = static_cast<long long>(short_pass_threads) * 4;
 
-/// Segments per thread per round (1, 2 or 4) when the short pass takes a launch of `segments` segments over `elements`
-/// values of ValueBytes bytes, 0 when it does not. A thread keeps about 8 to 16 bytes of each of its segments in
-/// flight: more segments per thread at once overflowed L1 (plus/double at length 8: 37 % of peak with 2 per thread,
-/// 88 % with 1).
+/// What the short pass does with a launch of `segments` segments over `elements` values of ValueBytes bytes. Both
+/// passes compute it from offsets[0] and offsets[segments], with the same arithmetic, so they always agree.
+///   thread mode (an average of at most short_pass_max_average): a thread per segment, per_thread segments of each
+///     thread at once (1, 2 or 4). A thread keeps about 8 to 16 bytes of each of its segments in flight: more
+///     segments per thread at once overflowed L1 (plus/double at length 8: 37 % of peak with 2 per thread, 88 % with
+///     1), and 4 segments of 8-byte values spilled.
+///   group mode (an average from group_pass_min_average to group_pass_max_average, enough segments to fill the device,
+///     and the elements evenly spread): `group` lanes per segment, per_group segments of each group at once.
+///   neither: max_length 0, the merge-path pass does everything.
+struct short_pass_plan {
+  int per_thread = 0;
+  int group = 0;
+  int per_group = 0;  // group mode: segments per group at once (1 or 2)
+  long long max_length = 0;  // the longest segment the pass writes; a longer one is handed back
+};
+
+/// The plan from the element and segment counts and the threads the device holds at once (`device_threads`, 0: no
+/// group mode). A group-mode plan still needs evenly_spread below to hold (the kernels check it on the device).
 template <std::size_t ValueBytes>
-__host__ __device__ __forceinline__ int short_pass_segments_per_thread(long long elements, long long segments) {
-  constexpr long long max_average = tuning::short_pass_max_average(ValueBytes);
-  if (max_average <= 0 || segments <= 0 || elements / segments > max_average) return 0;
-  const long long average_bytes = (elements + segments - 1) / segments * static_cast<long long>(ValueBytes);
-  return average_bytes <= 8 ? 4 : average_bytes <= 16 ? 2 : 1;
+__host__ __device__ __forceinline__ short_pass_plan plan_short_pass(long long elements, long long segments,
+                                                                    long long device_threads) {
+  short_pass_plan plan;
+  if (segments <= 0) return plan;
+  const long long average = elements / segments;
+  constexpr long long thread_max = tuning::short_pass_max_average(ValueBytes);
+  if (thread_max > 0 && average <= thread_max) {
+    const long long average_bytes = (elements + segments - 1) / segments * static_cast<long long>(ValueBytes);
+    plan.per_thread = average_bytes <= 8 && ValueBytes <= 4 ? 4 : average_bytes <= 16 ? 2 : 1;
+    plan.max_length = tuning::short_pass_max_length;
+    return plan;
+  }
+  constexpr long long group_max = tuning::group_pass_max_average(ValueBytes);
+  if (group_max <= 0 || average < tuning::group_pass_min_average(ValueBytes) || average > group_max) return plan;
+  const int group = tuning::group_pass_lanes(ValueBytes, average);
+  // Too few segments to fill the device group by group: the merge-path pass spreads them over its grid.
+  if (device_threads <= 0 || segments * group * tuning::group_pass_min_fill < device_threads) return plan;
+  plan.group = group;
+  plan.per_group = tuning::group_pass_segments(ValueBytes, average);
+  // A segment of up to group_pass_max_steps steps, or twice the average: a uniform layout is never handed back, and a
+  // group that meets a longer one hands it back rather than hold its warp for many times the others' time.
+  const long long steps_length =
+      static_cast<long long>(group) * tuning::group_pass_loads(ValueBytes) * tuning::group_pass_max_steps;
+  plan.max_length = steps_length > 2 * average ? steps_length : 2 * average;
+  return plan;
+}
+
+/// Whether the elements are spread evenly enough over the segments for the group mode: no one of 32 equal stretches of
+/// segments holds more than group_pass_max_skew times its even share. A giant among tiny ones is refused here, so that
+/// the merge-path pass spreads it over its whole grid (handed back by this pass, it would be walked by the part of the
+/// grid whose stretches it covers). Every lane of the warp calls it, converged; each warp reads the same 33 offsets.
+template <class OffsetT>
+__device__ __forceinline__ bool evenly_spread(const OffsetT* offsets, long long num_segments, long long elements) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const long long b = static_cast<long long>(offsets[num_segments * lane / 32]);
+  const long long e = static_cast<long long>(offsets[num_segments * (lane + 1) / 32]);
+  const bool even = (e - b) * 32 <= tuning::group_pass_max_skew * elements;
+  return __all_sync(::reducelab::warp::full_mask, even);
+}
+
+/// Blocks the host launches for the short pass: enough for the thread mode (a block per short_pass_segments_per_block
+/// segments), and for the group mode's chunks up to group_pass_blocks_per_sm blocks per SM (they deal the chunks round
+/// robin). Blocks past the work leave.
+inline long long short_pass_grid(long long num_segments, int sm_count) {
+  const long long thread_blocks = (num_segments + short_pass_segments_per_block - 1) / short_pass_segments_per_block;
+  const long long smallest_chunk = short_pass_threads / 32;  // groups of a warp, one segment each
+  const long long chunks = (num_segments + smallest_chunk - 1) / smallest_chunk;
+  const long long resident = static_cast<long long>(sm_count) * tuning::group_pass_blocks_per_sm;
+  const long long group_blocks = chunks < resident ? chunks : resident;
+  return thread_blocks > group_blocks ? thread_blocks : group_blocks;
 }
 
 /// The epoch-tagged word through which the short pass tells the merge-path pass that it met a segment too long for
-/// it (in the flat path's workspace, after the carry slots).
+/// it (in the flat path's workspace, after the carry slots), and the threads the device holds at once (SMs x 2048),
+/// which both passes' plans read (0: no group mode).
 struct short_pass_flag {
   unsigned long long* word;
   unsigned long long epoch;
+  long long device_threads = 0;
 };
+
+/// The plan both passes follow for a launch of num_segments segments (every lane of the warp calls it, converged).
+template <class T, class OffsetT>
+__device__ __forceinline__ short_pass_plan decide_short_pass(const OffsetT* offsets, long long num_segments,
+                                                             short_pass_flag flag) {
+  const long long origin = static_cast<long long>(offsets[0]);
+  const long long last = static_cast<long long>(offsets[num_segments]);
+  const long long elements = last > origin ? last - origin : 0;  // decreasing offsets are outside the contract
+  short_pass_plan plan = plan_short_pass<sizeof(T)>(elements, num_segments, flag.device_threads);
+  if (plan.group > 0 && !evenly_spread(offsets, num_segments, elements)) plan = short_pass_plan{};
+  return plan;
+}
 
 using ::reducelab::grid::release_dependent_launch;
 using ::reducelab::grid::wait_for_prerequisite_grid;
@@ -106,6 +183,60 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
     if (mine & (1u << j)) out[first_segment + static_cast<long long>(j) * short_pass_threads] = acc[j];
 }
 
+/// Group mode: K segments to this lane's group of `group` lanes at once, segments first_segment + j * stride (past
+/// the end: none). Every lane of the warp calls it together. In each step lane r of the group loads Loads consecutive
+/// elements of each segment, [step * group * Loads + r * Loads, ...), and folds them in order; the group then combines
+/// its lanes in lane order and its first lane folds that into the segment's value, so each segment is reduced in input
+/// order (any functor). The warp takes as many steps as its longest segment needs.
+template <int K, int Loads, class OpT, class T, class OffsetT>
+__device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, const OffsetT* __restrict__ offsets,
+                                                      long long first_segment, long long stride, long long num_segments,
+                                                      int group, long long max_length, T* __restrict__ out,
+                                                      short_pass_flag flag, OpT op) {
+  const int rank = static_cast<int>(threadIdx.x % 32) & (group - 1);
+  long long first[K];
+  int length[K];
+  unsigned mine = 0;  // bit j: segment j is in range and this pass's
+  int longest = 0;
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const long long s = first_segment + j * stride;
+    const bool valid = s < num_segments;
+    const long long b = valid ? static_cast<long long>(offsets[s]) : 0;
+    const long long e = valid ? static_cast<long long>(offsets[s + 1]) : 0;
+    const long long n = e > b ? e - b : 0;  // decreasing offsets are outside the contract; read nothing
+    const bool short_enough = n <= max_length;
+    if (!short_enough && rank == 0) *flag.word = flag.epoch;
+    first[j] = b;
+    length[j] = short_enough ? static_cast<int>(n) : 0;
+    mine |= valid && short_enough ? 1u << j : 0u;
+    longest = length[j] > longest ? length[j] : longest;
+  }
+  const int span = group * Loads;
+  const int steps = warp_max((longest + span - 1) / span);
+  T acc[K];
+#pragma unroll
+  for (int j = 0; j < K; ++j) acc[j] = identity_of<OpT, T>();
+  for (int step = 0; step < steps; ++step) {
+    const int at = step * span + rank * Loads;
+    T v[K][Loads];
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+#pragma unroll
+      for (int u = 0; u < Loads; ++u) v[j][u] = at + u < length[j] ? in[first[j] + at + u] : identity_of<OpT, T>();
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      T x = v[j][0];
+#pragma unroll
+      for (int u = 1; u < Loads; ++u) x = op(x, v[j][u]);
+      acc[j] = op(acc[j], reduce_in_groups_of(group, x, op));
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < K; ++j)
+    if (rank == 0 && (mine & (1u << j))) out[first_segment + j * stride] = acc[j];
+}
+
 /// Block b takes segments [b * short_pass_segments_per_block, ...): in rounds of K segments per thread, thread t's
 /// K segments short_pass_threads apart, so that bounds, values and outputs move coalesced.
 template <class OpT, class T, class OffsetT>
@@ -113,19 +244,41 @@ __global__ void __launch_bounds__(short_pass_threads, tuning::short_pass_min_blo
     short_segments(const T* __restrict__ in, const OffsetT* __restrict__ offsets, long long num_segments,
                    T* __restrict__ out, short_pass_flag flag, OpT op) {
   release_dependent_launch();  // the merge-path pass may launch now: it waits only when this pass has work
-  const long long origin = static_cast<long long>(offsets[0]);
-  const long long last = static_cast<long long>(offsets[num_segments]);
-  const int k = short_pass_segments_per_thread<sizeof(T)>(last > origin ? last - origin : 0, num_segments);
-  if (k == 0) return;
+  const short_pass_plan plan = decide_short_pass<T>(offsets, num_segments, flag);
+  if (plan.group > 0) {
+    // Chunks of per_group segments per group, dealt round robin: the block's groups take consecutive segments, so a
+    // warp's loads are contiguous.
+    constexpr int loads = tuning::group_pass_loads(sizeof(T));
+    const int groups = short_pass_threads / plan.group;
+    const int mine = static_cast<int>(threadIdx.x) / plan.group;
+    if constexpr (sizeof(T) <= 4) {
+      if (plan.per_group == 2) {
+        for (long long c = blockIdx.x; c * groups * 2 < num_segments; c += gridDim.x)
+          reduce_group_segments<2, loads>(in, offsets, c * groups * 2 + mine, groups, num_segments, plan.group,
+                                          plan.max_length, out, flag, op);
+        return;
+      }
+    }
+    for (long long c = blockIdx.x; c * groups < num_segments; c += gridDim.x)
+      reduce_group_segments<1, loads>(in, offsets, c * groups + mine, groups, num_segments, plan.group,
+                                      plan.max_length, out, flag, op);
+    return;
+  }
+  const int k = plan.per_thread;
   const long long block_first = static_cast<long long>(blockIdx.x) * short_pass_segments_per_block;
+  if (k == 0 || block_first >= num_segments) return;  // the grid is sized for the group mode too
   const long long block_end = num_segments - block_first < short_pass_segments_per_block
                                   ? num_segments
                                   : block_first + short_pass_segments_per_block;
   const long long first = block_first + threadIdx.x;
   constexpr int rounds = static_cast<int>(short_pass_segments_per_block / short_pass_threads);
-  if (k == 4) {
-    reduce_short_round<4, 1>(in, offsets, first, block_end, out, flag, op);
-  } else if (k == 2) {
+  if constexpr (sizeof(T) <= 4) {
+    if (k == 4) {
+      reduce_short_round<4, 1>(in, offsets, first, block_end, out, flag, op);
+      return;
+    }
+  }
+  if (k == 2) {
 #pragma unroll
     for (int r = 0; r < rounds; r += 2)
       reduce_short_round<2, 1>(in, offsets, first + r * short_pass_threads, block_end, out, flag, op);
