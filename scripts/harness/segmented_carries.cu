@@ -36,8 +36,8 @@
 //   short_pass_only, short_pass_told  the library's short-segment pass alone; a copy told its segments per thread
 //                     by the host (no decision on the device); short_told_mB: with __launch_bounds__ minimum B (stop 43)
 //   groupGxUkKbB      the short pass's group mode told its shape: G lanes per segment, U elements per lane per step,
-//                     K segments per group at once, at most B blocks per SM (stop 44); grt_GxU the same with G
-//                     given at run time, occ6_GxU with 6 resident blocks per SM (stop 44, call 4)
+//                     K segments per group at once, at most B blocks per SM (stop 44); occ6_GxU with 6 resident
+//                     blocks per SM, occ6w_GxU with a grid of one such wave (stop 44, call 4)
 //   rr_kKbB           the loop in a resident grid dealing chunks round robin, deciding once per block (stop 43)
 //   pipe_short, pipe_long[_pdl]  a two-kernel entry's cost: a short-segment kernel and the merge-path pass, one of
 //                     them with nothing to do (stop 43; _pdl: the second one a programmatic dependent launch)
@@ -668,8 +668,8 @@ __global__ void __launch_bounds__(256, 6)
   constexpr long long chunk = groups * static_cast<long long>(K);
   const int mine = static_cast<int>(threadIdx.x) / G;
   for (long long c = blockIdx.x; c * chunk < S; c += gridDim.x)
-    seg::kernels::reduce_group_segments<K, U>(in, offsets, c * chunk + mine, groups, S, G, 1LL << 40, out, flag,
-                                              plus_int{});
+    seg::kernels::reduce_group_segments<G, K, U>(in, offsets, c * chunk + mine, groups, S, 1LL << 40, out, flag,
+                                                 plus_int{});
 }
 template <int G, int U, int K, int B>
 void group_rows(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
@@ -683,30 +683,10 @@ void group_rows(const value_t* in, const long long* offsets, long long S, value_
   group_told<G, U, K><<<static_cast<unsigned>(grid), 256, 0, stream>>>(in, offsets, S, out, flag);
 }
 
-/// Stop 44, call 4 (rows grt_*, occ6_*): why the library's group mode trailed the told rows. grt_GxU: the told kernel
-/// with G passed at run time (as the library's plan gives it), K = 1; occ6_GxU: the told kernel (K = 1, at most 16
-/// blocks per SM) with dynamic shared memory that leaves room for 6 resident blocks per SM, as the library's 40
+/// Stop 44, call 4 (rows occ6_*; and grt_GxU, the told kernel with G given at run time as a7c8eab's library did,
+/// removed with that code at the commit after 7fc12ec): why the library's group mode trailed the told rows. occ6_GxU:
+/// the told kernel (K = 1, at most 16 blocks per SM) with dynamic shared memory that leaves room for 6 resident blocks per SM, as the library's 40
 /// registers do; occ6w_GxU the same with a grid of one wave (6 blocks per SM).
-__global__ void __launch_bounds__(256, 6)
-    group_runtime(const value_t* __restrict__ in, const long long* __restrict__ offsets, long long S,
-                  value_t* __restrict__ out, seg::kernels::short_pass_flag flag, int group) {
-  const int groups = 256 / group;
-  const int mine = static_cast<int>(threadIdx.x) / group;
-  for (long long c = blockIdx.x; c * groups < S; c += gridDim.x)
-    seg::kernels::reduce_group_segments<1, 4>(in, offsets, c * groups + mine, groups, S, group, 1LL << 40, out, flag,
-                                              plus_int{});
-}
-template <int G>
-void grt_rows(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
-              cudaStream_t stream) {
-  seg::kernels::short_pass_flag flag{reinterpret_cast<unsigned long long*>(static_cast<char*>(workspace) + (7 << 20)),
-                                     reducelab::detail::next_epoch()};
-  int sms = 0;
-  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const long long chunks = (S + 256 / G - 1) / (256 / G);
-  const long long grid = std::min(chunks, 16LL * sms);
-  group_runtime<<<static_cast<unsigned>(grid), 256, 0, stream>>>(in, offsets, S, out, flag, G);
-}
 template <int G, int BlocksPerSm = 16>
 void occ6_rows(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
                cudaStream_t stream) {
@@ -1199,11 +1179,8 @@ int main(int argc, char** argv) {
                                  {"group32x8k1b16", group_rows<32, 8, 1, 16>, true},
                                  {"group32x2k2b6", group_rows<32, 2, 2, 6>, true},
                                  {"group32x2k2b16", group_rows<32, 2, 2, 16>, true},
-                                 {"grt_8x4", grt_rows<8>, true},
                                  {"occ6_8x4", occ6_rows<8>, true},
-                                 {"grt_16x4", grt_rows<16>, true},
                                  {"occ6_16x4", occ6_rows<16>, true},
-                                 {"grt_32x4", grt_rows<32>, true},
                                  {"occ6_32x4", occ6_rows<32>, true},
                                  {"occ6w_8x4", occ6_rows<8, 6>, true},
                                  {"occ6w_16x4", occ6_rows<16, 6>, true},

@@ -227,13 +227,18 @@ inline constexpr int short_pass_min_blocks = 6;
 // 125.9 µs against 181.6 to 132.9 (82-89 % against 67-84 %); at 2^24 int32 20.2-22.2 µs against 26.8-35.3 (65-70 %
 // against 41-52 %), double 35.1-37.6 against 42.6-48.3. Four loads per lane led everywhere (two or eight trailed), two
 // segments per group at once only for 4-byte values below 128 (8-byte values at two spilled under the 6-block bound),
-// and the lanes below fit each length's fastest shapes to within 3 %. Lengths under 24 and over 4096 are unmeasured
-// here (the merge-path pass keeps them), as are values wider than 8 bytes (off).
+// and the lanes below fit each length's fastest shapes to within 3 %. In the short pass's kernel (40 registers for its
+// thread mode: 6 blocks per SM, where the told rows held 8) the group mode is 5 % slower for int32 and 8-10 % for
+// double (call 4): doubles then trail the merge-path pass from 256 up (141.0 against 135.4 µs at 2^26), so 8-byte
+// values take the group mode up to 128. Lengths under 24 and over 4096 are unmeasured here (the merge-path pass keeps
+// them), as are values wider than 8 bytes (off).
 constexpr long long group_pass_min_average(std::size_t value_bytes) { return value_bytes <= 8 ? 24 : 0; }
-constexpr long long group_pass_max_average(std::size_t value_bytes) { return value_bytes <= 8 ? 4096 : 0; }
+constexpr long long group_pass_max_average(std::size_t value_bytes) {
+  return value_bytes <= 4 ? 4096 : value_bytes <= 8 ? 128 : 0;
+}
 constexpr int group_pass_lanes(std::size_t value_bytes, long long average) {
   if (value_bytes <= 4) return average < 32 ? 4 : average < 256 ? 8 : average < 2048 ? 16 : 32;
-  return average < 32 ? 4 : average < 2048 ? 8 : 32;
+  return average < 32 ? 4 : 8;
 }
 constexpr int group_pass_loads(std::size_t) { return 4; }
 constexpr int group_pass_segments(std::size_t value_bytes, long long average) {

@@ -11,8 +11,8 @@
 // short-segment-schedules.txt). The window is what matters, not the thread count or the instructions: the same lean
 // loop in the resident grid, over contiguous stretches, was no faster than the merge-path walk (51-61 % at length 1),
 // and in a resident grid that takes its chunks from an atomic counter it came back to 86-88 %. From 24 to 4096
-// elements per segment the same holds for groups of lanes, each group reading its segment in steps of 4 consecutive
-// elements per lane: 76-89 % of peak on the H200 where the merge-path pass reached 47-84 % (tuning.hpp, group_pass_*).
+// elements per segment (8-byte values: to 128) the same holds for groups of lanes, each group reading its segment in
+// steps of 4 consecutive elements per lane (tuning.hpp, group_pass_*, says by how much).
 //
 // The host knows the segment count but not the element count, so both kernels decide on the device, with
 // decide_short_pass below (offsets[0], offsets[num_segments], and for the group mode 33 offsets that tell whether the
@@ -183,17 +183,17 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
     if (mine & (1u << j)) out[first_segment + static_cast<long long>(j) * short_pass_threads] = acc[j];
 }
 
-/// Group mode: K segments to this lane's group of `group` lanes at once, segments first_segment + j * stride (past
+/// Group mode: K segments to this lane's group of G lanes at once, segments first_segment + j * stride (past
 /// the end: none). Every lane of the warp calls it together. In each step lane r of the group loads Loads consecutive
 /// elements of each segment, [step * group * Loads + r * Loads, ...), and folds them in order; the group then combines
 /// its lanes in lane order and its first lane folds that into the segment's value, so each segment is reduced in input
 /// order (any functor). The warp takes as many steps as its longest segment needs.
-template <int K, int Loads, class OpT, class T, class OffsetT>
+template <int G, int K, int Loads, class OpT, class T, class OffsetT>
 __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, const OffsetT* __restrict__ offsets,
                                                       long long first_segment, long long stride, long long num_segments,
-                                                      int group, long long max_length, T* __restrict__ out,
-                                                      short_pass_flag flag, OpT op) {
-  const int rank = static_cast<int>(threadIdx.x % 32) & (group - 1);
+                                                      long long max_length, T* __restrict__ out, short_pass_flag flag,
+                                                      OpT op) {
+  const int rank = static_cast<int>(threadIdx.x % G);
   long long first[K];
   int length[K];
   unsigned mine = 0;  // bit j: segment j is in range and this pass's
@@ -212,7 +212,7 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
     mine |= valid && short_enough ? 1u << j : 0u;
     longest = length[j] > longest ? length[j] : longest;
   }
-  const int span = group * Loads;
+  constexpr int span = G * Loads;
   const int steps = warp_max((longest + span - 1) / span);
   T acc[K];
 #pragma unroll
@@ -229,12 +229,26 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
       T x = v[j][0];
 #pragma unroll
       for (int u = 1; u < Loads; ++u) x = op(x, v[j][u]);
-      acc[j] = op(acc[j], reduce_in_groups_of(group, x, op));
+      acc[j] = op(acc[j], reduce_in_group_order_converged<G>(x, op));
     }
   }
 #pragma unroll
   for (int j = 0; j < K; ++j)
     if (rank == 0 && (mine & (1u << j))) out[first_segment + j * stride] = acc[j];
+}
+
+/// Group mode, the block's share: chunks of K segments per group of G lanes, dealt round robin over the grid; the
+/// block's groups take consecutive segments, so a warp's loads are contiguous.
+template <int G, int K, class OpT, class T, class OffsetT>
+__device__ __forceinline__ void reduce_group_chunks(const T* __restrict__ in, const OffsetT* __restrict__ offsets,
+                                                    long long num_segments, long long max_length, T* __restrict__ out,
+                                                    short_pass_flag flag, OpT op) {
+  constexpr int groups = short_pass_threads / G;
+  constexpr long long chunk = static_cast<long long>(groups) * K;
+  const int mine = static_cast<int>(threadIdx.x) / G;
+  for (long long c = blockIdx.x; c * chunk < num_segments; c += gridDim.x)
+    reduce_group_segments<G, K, tuning::group_pass_loads(sizeof(T))>(in, offsets, c * chunk + mine, groups,
+                                                                     num_segments, max_length, out, flag, op);
 }
 
 /// Block b takes segments [b * short_pass_segments_per_block, ...): in rounds of K segments per thread, thread t's
@@ -246,22 +260,23 @@ __global__ void __launch_bounds__(short_pass_threads, tuning::short_pass_min_blo
   release_dependent_launch();  // the merge-path pass may launch now: it waits only when this pass has work
   const short_pass_plan plan = decide_short_pass<T>(offsets, num_segments, flag);
   if (plan.group > 0) {
-    // Chunks of per_group segments per group, dealt round robin: the block's groups take consecutive segments, so a
-    // warp's loads are contiguous.
-    constexpr int loads = tuning::group_pass_loads(sizeof(T));
-    const int groups = short_pass_threads / plan.group;
-    const int mine = static_cast<int>(threadIdx.x) / plan.group;
+    // The lane count as a template argument: given at run time it made the loop 1.2-1.3x slower for int32 (H200,
+    // results/NVIDIA_H200-segmented/short-segment-groups.txt, call 4). Two segments per group only for 4-byte values
+    // and groups of 4 or 8 (tuning::group_pass_segments).
+    const long long m = plan.max_length;
     if constexpr (sizeof(T) <= 4) {
       if (plan.per_group == 2) {
-        for (long long c = blockIdx.x; c * groups * 2 < num_segments; c += gridDim.x)
-          reduce_group_segments<2, loads>(in, offsets, c * groups * 2 + mine, groups, num_segments, plan.group,
-                                          plan.max_length, out, flag, op);
+        if (plan.group == 4) reduce_group_chunks<4, 2>(in, offsets, num_segments, m, out, flag, op);
+        else reduce_group_chunks<8, 2>(in, offsets, num_segments, m, out, flag, op);
         return;
       }
     }
-    for (long long c = blockIdx.x; c * groups < num_segments; c += gridDim.x)
-      reduce_group_segments<1, loads>(in, offsets, c * groups + mine, groups, num_segments, plan.group,
-                                      plan.max_length, out, flag, op);
+    switch (plan.group) {
+      case 4: reduce_group_chunks<4, 1>(in, offsets, num_segments, m, out, flag, op); break;
+      case 8: reduce_group_chunks<8, 1>(in, offsets, num_segments, m, out, flag, op); break;
+      case 16: reduce_group_chunks<16, 1>(in, offsets, num_segments, m, out, flag, op); break;
+      default: reduce_group_chunks<32, 1>(in, offsets, num_segments, m, out, flag, op); break;
+    }
     return;
   }
   const int k = plan.per_thread;

@@ -6,7 +6,7 @@
 //                              first lane ends with rank 0 op rank 1 op ... op rank G-1. Only the group's lanes
 //                              shuffle (mask = the group), so groups of one warp may run different trip counts.
 //   reduce_in_group_order_converged<G>  the same, when the whole warp calls it together: full-warp shuffles.
-//   reduce_in_groups_of        the same, with the group's size known only at run time (the short pass's group mode).
+//   warp_max                   the largest int of the warp's lanes (the short pass's group mode: its step count).
 //   reduce_runs_in_lane_order  contiguous runs of lanes of any lengths (reduce-by-key within a warp): given the
 //                              last lane of its run, every run's first lane ends with the run in lane order.
 //
@@ -53,20 +53,6 @@ __device__ __forceinline__ T reduce_in_group_order(T value, OpT op, unsigned mas
 template <int G, class T, class OpT>
 __device__ __forceinline__ T reduce_in_group_order_converged(T value, OpT op) {
   return reduce_in_group_order<G>(value, op, ::reducelab::warp::full_mask);
-}
-
-/// reduce_in_group_order_converged with the group's size known only at run time (a power of two from 1 to 32, the
-/// same in every lane of the warp): valid in each group's first lane.
-template <class T, class OpT>
-__device__ __forceinline__ T reduce_in_groups_of(int group, T value, OpT op) {
-  const int lane = threadIdx.x % 32;
-  const int rank = lane & (group - 1);
-  for (int offset = 1; offset < group; offset *= 2) {
-    const int source = rank + offset < group ? lane + offset : lane;
-    const T other = ::reducelab::warp::shfl_idx(value, source);
-    value = op(value, other);
-  }
-  return value;
 }
 
 /// The largest `value` of the warp's lanes (every lane calls it, converged).
