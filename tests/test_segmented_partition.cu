@@ -783,12 +783,19 @@ TEST(SegmentedShortPass, GroupModeLinesAndShapes) {
     EXPECT_EQ(p4.per_group, r.per_group4);
     EXPECT_EQ(p8.group, r.lanes8);
     EXPECT_EQ(p8.per_group, r.lanes8 > 0 ? 1 : 0);  // two 8-byte segments per group spilled
-    // Segments of up to group_pass_max_steps steps of 4 loads per lane, or twice the average, are the pass's; longer
-    // ones are handed back. A uniform layout never is.
-    EXPECT_EQ(p4.max_length, std::max(r.lanes4 * 4LL * t::group_pass_max_steps, 2 * r.average));
-    EXPECT_GE(p4.max_length, r.average);
-    if (r.lanes8 > 0) EXPECT_EQ(p8.max_length, std::max(r.lanes8 * 4LL * t::group_pass_max_steps, 2 * r.average));
-    else EXPECT_EQ(p8.max_length, 0);
+    // A group takes segments of up to group_pass_max_steps steps of 4 loads per lane, or twice the average (a uniform
+    // layout stays with the groups); the warp up to warp_pass_max_steps steps of its 32 lanes; longer ones are handed
+    // back.
+    const long long warp_length = 32 * 4LL * t::warp_pass_max_steps;
+    EXPECT_EQ(p4.group_length, std::max(r.lanes4 * 4LL * t::group_pass_max_steps, 2 * r.average));
+    EXPECT_EQ(p4.max_length, std::max(warp_length, p4.group_length));
+    EXPECT_GE(p4.group_length, r.average);
+    if (r.lanes8 > 0) {
+      EXPECT_EQ(p8.group_length, std::max(r.lanes8 * 4LL * t::group_pass_max_steps, 2 * r.average));
+      EXPECT_EQ(p8.max_length, std::max(warp_length, p8.group_length));
+    } else {
+      EXPECT_EQ(p8.max_length, 0);
+    }
     // The kernel instantiates two segments per group only for groups of 4 and 8 lanes.
     if (p4.per_group == 2) EXPECT_LE(p4.group, 8);
   }
@@ -803,6 +810,7 @@ TEST(SegmentedShortPass, GroupModeLinesAndShapes) {
   // The host's grid covers the thread mode's blocks and the group mode's chunks, capped per SM for the latter.
   EXPECT_EQ(k::short_pass_grid(1 << 26, 132), (1LL << 26) / k::short_pass_segments_per_block);
   EXPECT_EQ(k::short_pass_grid(1 << 16, 132), 132LL * t::group_pass_blocks_per_sm);
+  static_assert(t::group_pass_blocks_per_sm == t::short_pass_min_blocks, "the group mode's grid: one wave");
   EXPECT_EQ(k::short_pass_grid(80, 132), 10);
   EXPECT_EQ(k::short_pass_grid(0, 132), 0);
 }

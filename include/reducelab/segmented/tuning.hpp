@@ -217,9 +217,10 @@ inline constexpr int short_pass_min_blocks = 6;
 // The short pass's group mode (kernels/short_segments.cuh): from group_pass_min_average to group_pass_max_average
 // elements per segment on average, a group of group_pass_lanes lanes takes each segment, reading it in steps of
 // group_pass_loads consecutive elements per lane, group_pass_segments segments per group at once; a segment longer
-// than group_pass_max_steps steps and than twice the average is handed back to the merge-path pass. It also needs segments x lanes of at least a
-// group_pass_min_fill-th of the threads the device holds, and no one of 32 equal stretches of segments holding more
-// than group_pass_max_skew times its share of the elements (a giant among tiny ones stays with the merge-path pass).
+// than group_pass_max_steps steps and than twice the average goes to its warp (warp_pass_max_steps below). It also
+// needs segments x lanes of at least a group_pass_min_fill-th of the threads the device holds, and no one of 32 equal
+// stretches of segments holding more than group_pass_max_skew times its share of the elements (a giant among tiny ones
+// stays with the merge-path pass).
 // Stop 44, same run on the H200 (scripts/harness/segmented_carries.cu rows groupGxUkKbB, 40 shapes, plus, 64-bit
 // offsets; results/NVIDIA_H200-segmented/short-segment-groups.txt, call 2), the best shape against the merge-path pass
 // alone, int32 at 2^26: lengths 24, 32, 64, 128, 256, 1024, 4096 83.0 / 78.3 / 72.5 / 68.1 / 66.8 / 66.2 / 66.9 µs
@@ -245,11 +246,18 @@ constexpr int group_pass_segments(std::size_t value_bytes, long long average) {
   return value_bytes <= 4 && average < 128 ? 2 : 1;
 }
 inline constexpr int group_pass_max_steps = 16;
+// A segment past a group's steps (and twice the average) is reduced by its whole warp, up to warp_pass_max_steps steps
+// of 32 lanes (4096 elements); a longer one is handed back to the merge-path pass, which walks the whole path again
+// (the harness's lengths 0..3000, average 90: 1.2x the merge-path pass's time at 2^26 on the H200 when everything past
+// 512 was handed back, call 5).
+inline constexpr int warp_pass_max_steps = 32;
 inline constexpr long long group_pass_min_fill = 4;
 inline constexpr long long group_pass_max_skew = 4;
-// The most blocks per SM the host launches for the group mode (they deal the chunks round robin): 16 led 6 by up to 5 %
-// with two segments per group, and tied with one.
-inline constexpr int group_pass_blocks_per_sm = 16;
+// The most blocks per SM the host launches for the group mode (they deal the chunks round robin): one wave of the
+// pass's kernel. Every block decides first (offsets[0], offsets[S] and 33 more), so more waves pay that more often: at
+// 16 per SM (2.67 waves) the library trailed the told rows by 5-7 µs at 2^26 (call 5). Told rows without a decision:
+// 16 led 6 by up to 5 % with two segments per group, and tied with one (call 2); one wave and 2.67 tied (call 4).
+inline constexpr int group_pass_blocks_per_sm = short_pass_min_blocks;
 
 // reduce_by_key's one-pass kernel (kernels/reduce_runs.cuh): a block of by_key_threads threads takes a tile of
 // by_key_items<K, T> keys and values per thread. Same run on the H100 at e1e917b (scripts/harness/
