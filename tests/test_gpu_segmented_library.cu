@@ -321,31 +321,25 @@ TEST(LibrarySegmentedReduce, ShortPassLinesAndItsHandBack) {
   expect_layout(consecutive(giant, "a giant among ones"), true, 75);
 }
 
-// The short pass's group mode (kernels/short_segments.cuh; segmented/tuning.hpp, group_pass_*): averages of 24 to 4096
-// elements per segment, with enough segments to fill the device and the elements evenly spread, go to groups of 4 to 32
-// lanes (two segments per group at once for 4-byte values below 128). Uniform lengths at each change of shape and at
-// both ends; lengths that vary within a warp (the warp steps to its longest); segments past the plan's max_length among
-// group-mode ones (a warp's, or handed back to the merge-path pass, which skips the others); a giant that the spread
-// check refuses.
+// The short pass's group mode (kernels/short_segments.cuh; segmented/tuning.hpp, group_pass_*): averages of 32 to 255
+// elements per segment (8-byte values: to 128), with enough segments to fill the device and the elements evenly spread,
+// go to groups of 8 lanes (two segments per group at once for 4-byte values below 128). Uniform lengths at each line;
+// lengths that vary within a warp (the warp steps to its longest); segments past the plan's max_length among
+// group-mode ones (handed back to the merge-path pass, which skips the others); a giant that the spread check refuses.
 TEST(LibrarySegmentedReduce, GroupModeShapesAndItsHandBack) {
   REDUCELAB_SKIP_WITHOUT_GPU();
-  for (long long len : {24LL, 31LL, 32LL, 127LL, 128LL, 256LL, 2047LL, 2048LL, 4096LL}) {
-    // At least 2200 segments: 32-lane groups fill a quarter of an H100's or H200's 270 336 threads from 2112.
-    const std::size_t count = std::max<std::size_t>((std::size_t{1} << 22) / len, 2200) + 3;
+  for (long long len : {31LL, 32LL, 127LL, 128LL, 129LL, 255LL, 256LL}) {
+    const std::size_t count = static_cast<std::size_t>((std::size_t{1} << 22) / len + 3);
     expect_layout(consecutive(uniform(count, len), "uniform length " + std::to_string(len)), true,
                   static_cast<std::uint64_t>(300 + len));
   }
   expect_layout(consecutive(random_lengths(80'000, 0, 100, 91), "lengths 0..100"), true, 91);
-  expect_layout(consecutive(random_lengths(12'000, 0, 3000, 92), "lengths 0..3000"), true, 92);
-  // Averages about 64 (8 lanes: a group keeps segments of up to 512, the warp up to 4096) with one in 3000 of 1000 or
-  // 4096 (the warp's, several in one warp now and then), one in 5000 of 4097 or 5000 and a last one of 2^17 (handed
-  // back).
+  expect_layout(consecutive(random_lengths(40'000, 0, 250, 92), "lengths 0..250"), true, 92);
+  // Averages about 64 (8 lanes: the pass keeps segments of up to 512) with one in 5000 of 5000 and a last one of 2^17.
   std::vector<long long> handed_back = random_lengths(150'000, 30, 98, 93);
-  for (std::size_t i = 5; i < handed_back.size(); i += 3000) handed_back[i] = i % 2 == 0 ? 1000 : 4096;
-  for (std::size_t i = 9; i < 3000; i += 2) handed_back[i] = 600;  // many of the warp's in neighbouring groups
-  for (std::size_t i = 17; i < handed_back.size(); i += 5000) handed_back[i] = i % 2 == 0 ? 4097 : 5000;
+  for (std::size_t i = 17; i < handed_back.size(); i += 5000) handed_back[i] = 5000;
   handed_back.back() = 1 << 17;
-  expect_layout(consecutive(handed_back, "lengths 30..98 with some for the warp and some handed back"), true, 93);
+  expect_layout(consecutive(handed_back, "lengths 30..98 with some of 5000"), true, 93);
   // Segments of 32 around one of 2^22: the stretch that holds it is over 4 times its share, so the merge-path pass takes
   // the launch.
   std::vector<long long> giant(200'000, 32);

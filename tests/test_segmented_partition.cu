@@ -749,19 +749,21 @@ TEST(SegmentedShortPass, DecisionLineAndSegmentsPerThread) {
   static_assert(seg::tuning::short_pass_max_length >= 0 && seg::tuning::short_pass_max_length < (1LL << 31));
 }
 
-// The group mode: averages from group_pass_min_average (24) to group_pass_max_average (4096), lanes and segments per
-// group by the value size and the average, the segment count it needs to fill the device, the longest segment it
-// keeps, and where it is off (13 to 23, above 4096, wider values, no device threads given).
+// The group mode: averages from group_pass_min_average (32) to group_pass_max_average (255 for 4-byte values, 128 for
+// 8-byte ones), groups of 8 lanes, two segments per group for 4-byte values below 128, the segment count it needs to
+// fill the device, the longest segment it keeps, and where it is off (13 to 31, past the top, wider values, no device
+// threads given).
 TEST(SegmentedShortPass, GroupModeLinesAndShapes) {
   namespace k = seg::kernels;
   namespace t = seg::tuning;
   const long long h100 = 132LL * 2048;
   const long long s = 1'000'003;
-  ASSERT_EQ(t::group_pass_min_average(4), 24);
-  ASSERT_EQ(t::group_pass_max_average(4), 4096);
+  ASSERT_EQ(t::group_pass_min_average(4), 32);
+  ASSERT_EQ(t::group_pass_max_average(4), 255);
   ASSERT_EQ(t::group_pass_max_average(8), 128);
+  ASSERT_EQ(t::group_pass_lanes, 8);
   // Between the two modes, and past the group mode's top: the merge-path pass's.
-  for (long long average : {13LL, 23LL, 4097LL}) {
+  for (long long average : {13LL, 24LL, 31LL, 256LL, 4096LL}) {
     SCOPED_TRACE("average " + std::to_string(average));
     EXPECT_EQ(k::plan_short_pass<4>(average * s, s, h100).max_length, 0);
     EXPECT_EQ(k::plan_short_pass<8>(average * s, s, h100).max_length, 0);
@@ -769,48 +771,38 @@ TEST(SegmentedShortPass, GroupModeLinesAndShapes) {
   EXPECT_EQ(k::plan_short_pass<8>(129 * s, s, h100).max_length, 0);
   struct row {
     long long average;
-    int lanes4, per_group4, lanes8;
+    int per_group4;
+    bool eight_byte;
   };
-  // lanes8 0: past the 8-byte top.
-  for (const row& r : {row{24, 4, 2, 4}, row{31, 4, 2, 4}, row{32, 8, 2, 8}, row{127, 8, 2, 8}, row{128, 8, 1, 8},
-                       row{255, 8, 1, 0}, row{256, 16, 1, 0}, row{2047, 16, 1, 0}, row{2048, 32, 1, 0},
-                       row{4096, 32, 1, 0}}) {
+  for (const row& r : {row{32, 2, true}, row{64, 2, true}, row{127, 2, true}, row{128, 1, true}, row{129, 1, false},
+                       row{255, 1, false}}) {
     SCOPED_TRACE("average " + std::to_string(r.average));
     const k::short_pass_plan p4 = k::plan_short_pass<4>(r.average * 70'000, 70'000, h100);
     const k::short_pass_plan p8 = k::plan_short_pass<8>(r.average * 70'000, 70'000, h100);
     EXPECT_EQ(p4.per_thread, 0);
-    EXPECT_EQ(p4.group, r.lanes4);
+    EXPECT_EQ(p4.group, 8);
     EXPECT_EQ(p4.per_group, r.per_group4);
-    EXPECT_EQ(p8.group, r.lanes8);
-    EXPECT_EQ(p8.per_group, r.lanes8 > 0 ? 1 : 0);  // two 8-byte segments per group spilled
-    // A group takes segments of up to group_pass_max_steps steps of 4 loads per lane, or twice the average (a uniform
-    // layout stays with the groups); the warp up to warp_pass_max_steps steps of its 32 lanes; longer ones are handed
-    // back.
-    const long long warp_length = 32 * 4LL * t::warp_pass_max_steps;
-    EXPECT_EQ(p4.group_length, std::max(r.lanes4 * 4LL * t::group_pass_max_steps, 2 * r.average));
-    EXPECT_EQ(p4.max_length, std::max(warp_length, p4.group_length));
-    EXPECT_GE(p4.group_length, r.average);
-    if (r.lanes8 > 0) {
-      EXPECT_EQ(p8.group_length, std::max(r.lanes8 * 4LL * t::group_pass_max_steps, 2 * r.average));
-      EXPECT_EQ(p8.max_length, std::max(warp_length, p8.group_length));
-    } else {
-      EXPECT_EQ(p8.max_length, 0);
-    }
-    // The kernel instantiates two segments per group only for groups of 4 and 8 lanes.
-    if (p4.per_group == 2) EXPECT_LE(p4.group, 8);
+    EXPECT_EQ(p8.group, r.eight_byte ? 8 : 0);
+    EXPECT_EQ(p8.per_group, r.eight_byte ? 1 : 0);  // two 8-byte segments per group spilled
+    // Segments of up to group_pass_max_steps steps of 4 loads per lane (512 elements), or twice the average, are the
+    // pass's; longer ones are handed back. A uniform layout never is.
+    EXPECT_EQ(p4.max_length, std::max(8 * 4LL * t::group_pass_max_steps, 2 * r.average));
+    EXPECT_GE(p4.max_length, r.average);
+    EXPECT_EQ(p8.max_length, r.eight_byte ? std::max(8 * 4LL * t::group_pass_max_steps, 2 * r.average) : 0);
   }
-  // The fill: segments x lanes at least a group_pass_min_fill-th of the device's threads. 2048 segments of 4096
-  // (32 lanes each, 65 536 lanes) fill an H100's 270 336 threads to a quarter; 2047 do not.
-  const long long fill = (h100 + t::group_pass_min_fill * 32 - 1) / (t::group_pass_min_fill * 32);
-  EXPECT_EQ(k::plan_short_pass<4>(4096 * fill, fill, h100).group, 32);
-  EXPECT_EQ(k::plan_short_pass<4>(4096 * (fill - 1), fill - 1, h100).max_length, 0);
+  // The fill: segments x 8 lanes at least a group_pass_min_fill-th of the device's threads. 8448 segments fill an H100's
+  // 270 336 threads to a quarter; 8447 do not.
+  const long long fill = (h100 + t::group_pass_min_fill * 8 - 1) / (t::group_pass_min_fill * 8);
+  EXPECT_EQ(fill, 8448);
+  EXPECT_EQ(k::plan_short_pass<4>(64 * fill, fill, h100).group, 8);
+  EXPECT_EQ(k::plan_short_pass<4>(64 * (fill - 1), fill - 1, h100).max_length, 0);
   EXPECT_EQ(k::plan_short_pass<4>(64 * s, s, 0).max_length, 0);  // no device threads given: off
   EXPECT_EQ(k::plan_short_pass<16>(64 * s, s, h100).max_length, 0);
   EXPECT_EQ(k::plan_short_pass<16>(0, s, h100).max_length, 0);  // off for wider values, empty segments included
-  // The host's grid covers the thread mode's blocks and the group mode's chunks, capped per SM for the latter.
+  // The host's grid covers the thread mode's blocks and the group mode's chunks, one wave of the latter.
+  static_assert(t::group_pass_blocks_per_sm == t::short_pass_min_blocks, "the group mode's grid: one wave");
   EXPECT_EQ(k::short_pass_grid(1 << 26, 132), (1LL << 26) / k::short_pass_segments_per_block);
   EXPECT_EQ(k::short_pass_grid(1 << 16, 132), 132LL * t::group_pass_blocks_per_sm);
-  static_assert(t::group_pass_blocks_per_sm == t::short_pass_min_blocks, "the group mode's grid: one wave");
-  EXPECT_EQ(k::short_pass_grid(80, 132), 10);
+  EXPECT_EQ(k::short_pass_grid(80, 132), 3);  // chunks of 32 groups of 8 lanes, a segment each
   EXPECT_EQ(k::short_pass_grid(0, 132), 0);
 }

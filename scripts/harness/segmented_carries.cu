@@ -667,12 +667,8 @@ __global__ void __launch_bounds__(256, 6)
   constexpr int groups = 256 / G;
   constexpr long long chunk = groups * static_cast<long long>(K);
   const int mine = static_cast<int>(threadIdx.x) / G;
-  seg::kernels::short_pass_plan everything;  // every segment the group's
-  everything.group = G;
-  everything.per_group = K;
-  everything.group_length = everything.max_length = 1LL << 40;
   for (long long c = blockIdx.x; c * chunk < S; c += gridDim.x)
-    seg::kernels::reduce_group_segments<G, K, U>(in, offsets, c * chunk + mine, groups, S, everything, out, flag,
+    seg::kernels::reduce_group_segments<G, K, U>(in, offsets, c * chunk + mine, groups, S, 1LL << 40, out, flag,
                                                  plus_int{});
 }
 template <int G, int U, int K, int B>

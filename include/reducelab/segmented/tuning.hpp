@@ -217,46 +217,41 @@ inline constexpr int short_pass_min_blocks = 6;
 // The short pass's group mode (kernels/short_segments.cuh): from group_pass_min_average to group_pass_max_average
 // elements per segment on average, a group of group_pass_lanes lanes takes each segment, reading it in steps of
 // group_pass_loads consecutive elements per lane, group_pass_segments segments per group at once; a segment longer
-// than group_pass_max_steps steps and than twice the average goes to its warp (warp_pass_max_steps below). It also
-// needs segments x lanes of at least a group_pass_min_fill-th of the threads the device holds, and no one of 32 equal
+// than group_pass_max_steps steps and than twice the average is handed back to the merge-path pass. It also needs
+// segments x lanes of at least a group_pass_min_fill-th of the threads the device holds, and no one of 32 equal
 // stretches of segments holding more than group_pass_max_skew times its share of the elements (a giant among tiny ones
 // stays with the merge-path pass).
-// Stop 44, same run on the H200 (scripts/harness/segmented_carries.cu rows groupGxUkKbB, 40 shapes, plus, 64-bit
-// offsets; results/NVIDIA_H200-segmented/short-segment-groups.txt, call 2), the best shape against the merge-path pass
-// alone, int32 at 2^26: lengths 24, 32, 64, 128, 256, 1024, 4096 83.0 / 78.3 / 72.5 / 68.1 / 66.8 / 66.2 / 66.9 µs
-// against 87.5 / 100.6 / 123.3 / 101.1 / 75.5 / 74.0 / 71.7 (76-85 % of peak against 47-78 %); double 144.8 to
-// 125.9 µs against 181.6 to 132.9 (82-89 % against 67-84 %); at 2^24 int32 20.2-22.2 µs against 26.8-35.3 (65-70 %
-// against 41-52 %), double 35.1-37.6 against 42.6-48.3. Four loads per lane led everywhere (two or eight trailed), two
-// segments per group at once only for 4-byte values below 128 (8-byte values at two spilled under the 6-block bound),
-// and the lanes below fit each length's fastest shapes to within 3 %. In the short pass's kernel (40 registers for its
-// thread mode: 6 blocks per SM, where the told rows held 8) the group mode is 5 % slower for int32 and 8-10 % for
-// double (call 4): doubles then trail the merge-path pass from 256 up (141.0 against 135.4 µs at 2^26), so 8-byte
-// values take the group mode up to 128. Lengths under 24 and over 4096 are unmeasured here (the merge-path pass keeps
-// them), as are values wider than 8 bytes (off).
-constexpr long long group_pass_min_average(std::size_t value_bytes) { return value_bytes <= 8 ? 24 : 0; }
+// Stop 44, same runs on the H200 (scripts/harness/segmented_carries.cu; results/NVIDIA_H200-segmented/
+// short-segment-groups.txt). The group loop told its shape by the host (rows groupGxUkKbB, 40 shapes, call 2), the best
+// shape against the merge-path pass alone, int32 at 2^26: lengths 24, 32, 64, 128, 256, 1024, 4096 83.0 / 78.3 / 72.5 /
+// 68.1 / 66.8 / 66.2 / 66.9 µs against 87.5 / 100.6 / 123.3 / 101.1 / 75.5 / 74.0 / 71.7; double 144.8 to 125.9 µs
+// against 181.6 to 132.9. Four loads per lane led everywhere, two segments per group only for 4-byte values below 128
+// (8-byte values at two spilled), and 8 lanes were within 3 % of the fastest shape from 32 to 256 (a template argument: the kernel holds one lane count). In the library
+// the loop runs in the short pass's kernel (40 registers for its thread mode: 6 blocks per SM where the told rows held
+// 8; 5 % slower for int32, 8-10 % for double, call 4) after the decision every block takes, and with the lane count a
+// template argument (call 5: given at run time it had cost int32 1.2-1.3x, call 4) the library against the merge-path
+// pass alone, int32 2^26: 91.4 / 90.1 / 82.0 / 78.0 µs against 99.6 / 103.0 / 118.9 / 95.5 at 32 / 48 / 64 / 128, but
+// 76.2 against 74.2 at 256 and 73.9-76.9 against 71.1-72.9 from 512 to 4096, 90.7 against 86.2 at 24; at 2^24 29.2-31.3
+// against 30.4-34.8 from 32 to 128, 28.4 against 26.6 at 256. Doubles from 32 to 128: 135.2-161.6 against 151.7-165.8
+// µs at 2^26, 43.5-49.4 against 42.2-47.5 at 2^24 (within 5 % either way); from 256 up slower at both sizes. So the
+// group mode takes averages of 32 to 255 for 4-byte values and 32 to 128 for 8-byte ones; wider values, and every
+// other average, stay with the merge-path pass. A whole-warp tier for segments past a group's steps (642fe07, reverted)
+// cost the kernel registers: slower in every mode, thread mode included (call 6).
+constexpr long long group_pass_min_average(std::size_t value_bytes) { return value_bytes <= 8 ? 32 : 0; }
 constexpr long long group_pass_max_average(std::size_t value_bytes) {
-  return value_bytes <= 4 ? 4096 : value_bytes <= 8 ? 128 : 0;
+  return value_bytes <= 4 ? 255 : value_bytes <= 8 ? 128 : 0;
 }
-constexpr int group_pass_lanes(std::size_t value_bytes, long long average) {
-  if (value_bytes <= 4) return average < 32 ? 4 : average < 256 ? 8 : average < 2048 ? 16 : 32;
-  return average < 32 ? 4 : 8;
-}
+inline constexpr int group_pass_lanes = 8;
 constexpr int group_pass_loads(std::size_t) { return 4; }
 constexpr int group_pass_segments(std::size_t value_bytes, long long average) {
   return value_bytes <= 4 && average < 128 ? 2 : 1;
 }
 inline constexpr int group_pass_max_steps = 16;
-// A segment past a group's steps (and twice the average) is reduced by its whole warp, up to warp_pass_max_steps steps
-// of 32 lanes (4096 elements); a longer one is handed back to the merge-path pass, which walks the whole path again
-// (the harness's lengths 0..3000, average 90: 1.2x the merge-path pass's time at 2^26 on the H200 when everything past
-// 512 was handed back, call 5).
-inline constexpr int warp_pass_max_steps = 32;
 inline constexpr long long group_pass_min_fill = 4;
 inline constexpr long long group_pass_max_skew = 4;
 // The most blocks per SM the host launches for the group mode (they deal the chunks round robin): one wave of the
-// pass's kernel. Every block decides first (offsets[0], offsets[S] and 33 more), so more waves pay that more often: at
-// 16 per SM (2.67 waves) the library trailed the told rows by 5-7 µs at 2^26 (call 5). Told rows without a decision:
-// 16 led 6 by up to 5 % with two segments per group, and tied with one (call 2); one wave and 2.67 tied (call 4).
+// pass's kernel, so that every block decides once. Told rows without a decision: 16 led 6 by up to 5 % with two
+// segments per group, and tied with one (call 2); one wave and 2.67 tied (call 4).
 inline constexpr int group_pass_blocks_per_sm = short_pass_min_blocks;
 
 // reduce_by_key's one-pass kernel (kernels/reduce_runs.cuh): a block of by_key_threads threads takes a tile of

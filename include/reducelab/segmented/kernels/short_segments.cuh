@@ -10,9 +10,9 @@
 // to 12 (same run, scripts/harness/segmented_carries.cu rows tps_*; results/NVIDIA_H100_80GB_HBM3-segmented/
 // short-segment-schedules.txt). The window is what matters, not the thread count or the instructions: the same lean
 // loop in the resident grid, over contiguous stretches, was no faster than the merge-path walk (51-61 % at length 1),
-// and in a resident grid that takes its chunks from an atomic counter it came back to 86-88 %. From 24 to 4096
-// elements per segment (8-byte values: to 128) the same holds for groups of lanes, each group reading its segment in
-// steps of 4 consecutive elements per lane (tuning.hpp, group_pass_*, says by how much).
+// and in a resident grid that takes its chunks from an atomic counter it came back to 86-88 %. From 32 to 255 elements
+// per segment (8-byte values: to 128) the same holds for groups of 8 lanes, each group reading its segment in steps of
+// 4 consecutive elements per lane (tuning.hpp, group_pass_*, says by how much and why not further).
 //
 // The host knows the segment count but not the element count, so both kernels decide on the device, with
 // decide_short_pass below (offsets[0], offsets[num_segments], and for the group mode 33 offsets that tell whether the
@@ -52,8 +52,7 @@ struct short_pass_plan {
   int per_thread = 0;
   int group = 0;
   int per_group = 0;  // group mode: segments per group at once (1 or 2)
-  long long group_length = 0;  // group mode: the longest segment a group reduces (a longer one goes to the warp)
-  long long max_length = 0;    // the longest segment the pass writes; a longer one is handed back
+  long long max_length = 0;  // the longest segment the pass writes; a longer one is handed back
 };
 
 /// The plan from the element and segment counts and the threads the device holds at once (`device_threads`, 0: no
@@ -73,19 +72,16 @@ __host__ __device__ __forceinline__ short_pass_plan plan_short_pass(long long el
   }
   constexpr long long group_max = tuning::group_pass_max_average(ValueBytes);
   if (group_max <= 0 || average < tuning::group_pass_min_average(ValueBytes) || average > group_max) return plan;
-  const int group = tuning::group_pass_lanes(ValueBytes, average);
+  constexpr int group = tuning::group_pass_lanes;
   // Too few segments to fill the device group by group: the merge-path pass spreads them over its grid.
   if (device_threads <= 0 || segments * group * tuning::group_pass_min_fill < device_threads) return plan;
   plan.group = group;
   plan.per_group = tuning::group_pass_segments(ValueBytes, average);
-  // A group reduces a segment of up to group_pass_max_steps steps, or twice the average (a uniform layout stays with
-  // the groups); the warp one of up to warp_pass_max_steps of its own steps, so that one long segment holds a warp for
-  // a bounded time; a longer one is handed back.
-  constexpr long long loads = tuning::group_pass_loads(ValueBytes);
-  const long long group_steps = group * loads * tuning::group_pass_max_steps;
-  const long long warp_steps = 32 * loads * tuning::warp_pass_max_steps;
-  plan.group_length = group_steps > 2 * average ? group_steps : 2 * average;
-  plan.max_length = warp_steps > plan.group_length ? warp_steps : plan.group_length;
+  // A segment of up to group_pass_max_steps steps, or twice the average: a uniform layout is never handed back, and a
+  // group that meets a longer one hands it back rather than hold its warp for many times the others' time.
+  const long long steps_length =
+      static_cast<long long>(group) * tuning::group_pass_loads(ValueBytes) * tuning::group_pass_max_steps;
+  plan.max_length = steps_length > 2 * average ? steps_length : 2 * average;
   return plan;
 }
 
@@ -107,7 +103,7 @@ __device__ __forceinline__ bool evenly_spread(const OffsetT* offsets, long long 
 /// robin). Blocks past the work leave.
 inline long long short_pass_grid(long long num_segments, int sm_count) {
   const long long thread_blocks = (num_segments + short_pass_segments_per_block - 1) / short_pass_segments_per_block;
-  const long long smallest_chunk = short_pass_threads / 32;  // groups of a warp, one segment each
+  const long long smallest_chunk = short_pass_threads / tuning::group_pass_lanes;  // one segment per group
   const long long chunks = (num_segments + smallest_chunk - 1) / smallest_chunk;
   const long long resident = static_cast<long long>(sm_count) * tuning::group_pass_blocks_per_sm;
   const long long group_blocks = chunks < resident ? chunks : resident;
@@ -189,22 +185,18 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
 
 /// Group mode: K segments to this lane's group of G lanes at once, segments first_segment + j * stride (past
 /// the end: none). Every lane of the warp calls it together. In each step lane r of the group loads Loads consecutive
-/// elements of each segment, [step * G * Loads + r * Loads, ...), and folds them in order; the group then combines its
-/// lanes in lane order and its first lane folds that into the segment's value, so each segment is reduced in input
-/// order (any functor). The warp takes as many steps as its longest segment needs. A segment longer than the plan's
-/// group_length is left out of that loop and then reduced by the whole warp the same way (32 lanes), one after
-/// another; one longer than max_length is handed back.
+/// elements of each segment, [step * group * Loads + r * Loads, ...), and folds them in order; the group then combines
+/// its lanes in lane order and its first lane folds that into the segment's value, so each segment is reduced in input
+/// order (any functor). The warp takes as many steps as its longest segment needs.
 template <int G, int K, int Loads, class OpT, class T, class OffsetT>
 __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, const OffsetT* __restrict__ offsets,
                                                       long long first_segment, long long stride, long long num_segments,
-                                                      const short_pass_plan& plan, T* __restrict__ out,
-                                                      short_pass_flag flag, OpT op) {
-  const int lane = static_cast<int>(threadIdx.x % 32);
-  const int rank = lane % G;
+                                                      long long max_length, T* __restrict__ out, short_pass_flag flag,
+                                                      OpT op) {
+  const int rank = static_cast<int>(threadIdx.x % G);
   long long first[K];
-  int length[K];       // the group's: 0 for a segment it leaves to the warp or hands back
-  int warp_length[K];  // the warp's: 0 for any other
-  unsigned mine = 0;   // bit j: segment j is in range and the group's
+  int length[K];
+  unsigned mine = 0;  // bit j: segment j is in range and this pass's
   int longest = 0;
 #pragma unroll
   for (int j = 0; j < K; ++j) {
@@ -213,12 +205,11 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
     const long long b = valid ? static_cast<long long>(offsets[s]) : 0;
     const long long e = valid ? static_cast<long long>(offsets[s + 1]) : 0;
     const long long n = e > b ? e - b : 0;  // decreasing offsets are outside the contract; read nothing
-    const bool group_short = n <= plan.group_length;
-    if (n > plan.max_length && rank == 0) *flag.word = flag.epoch;
+    const bool short_enough = n <= max_length;
+    if (!short_enough && rank == 0) *flag.word = flag.epoch;
     first[j] = b;
-    length[j] = group_short ? static_cast<int>(n) : 0;
-    warp_length[j] = !group_short && n <= plan.max_length ? static_cast<int>(n) : 0;
-    mine |= valid && group_short ? 1u << j : 0u;
+    length[j] = short_enough ? static_cast<int>(n) : 0;
+    mine |= valid && short_enough ? 1u << j : 0u;
     longest = length[j] > longest ? length[j] : longest;
   }
   constexpr int span = G * Loads;
@@ -244,42 +235,20 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
 #pragma unroll
   for (int j = 0; j < K; ++j)
     if (rank == 0 && (mine & (1u << j))) out[first_segment + j * stride] = acc[j];
-  // The warp's segments (rare: past group_length, the larger of 16 steps and twice the average), one at a time.
-#pragma unroll
-  for (int j = 0; j < K; ++j) {
-    unsigned pending = __ballot_sync(::reducelab::warp::full_mask, rank == 0 && warp_length[j] > 0);
-    while (pending != 0) {
-      const int owner = __ffs(pending) - 1;
-      pending &= pending - 1;
-      const long long b = ::reducelab::warp::shfl_idx(first[j], owner);
-      const int n = ::reducelab::warp::shfl_idx(warp_length[j], owner);
-      T total = identity_of<OpT, T>();
-      for (int at = lane * Loads; at - lane * Loads < n; at += 32 * Loads) {
-        T x = identity_of<OpT, T>();
-#pragma unroll
-        for (int u = 0; u < Loads; ++u) {
-          const T v = at + u < n ? in[b + at + u] : identity_of<OpT, T>();
-          x = op(x, v);
-        }
-        total = op(total, reduce_in_group_order_converged<32>(x, op));
-      }
-      if (lane == owner) out[first_segment + j * stride] = total;
-    }
-  }
 }
 
 /// Group mode, the block's share: chunks of K segments per group of G lanes, dealt round robin over the grid; the
 /// block's groups take consecutive segments, so a warp's loads are contiguous.
 template <int G, int K, class OpT, class T, class OffsetT>
 __device__ __forceinline__ void reduce_group_chunks(const T* __restrict__ in, const OffsetT* __restrict__ offsets,
-                                                    long long num_segments, const short_pass_plan& plan,
-                                                    T* __restrict__ out, short_pass_flag flag, OpT op) {
+                                                    long long num_segments, long long max_length, T* __restrict__ out,
+                                                    short_pass_flag flag, OpT op) {
   constexpr int groups = short_pass_threads / G;
   constexpr long long chunk = static_cast<long long>(groups) * K;
   const int mine = static_cast<int>(threadIdx.x) / G;
   for (long long c = blockIdx.x; c * chunk < num_segments; c += gridDim.x)
     reduce_group_segments<G, K, tuning::group_pass_loads(sizeof(T))>(in, offsets, c * chunk + mine, groups,
-                                                                     num_segments, plan, out, flag, op);
+                                                                     num_segments, max_length, out, flag, op);
 }
 
 /// Block b takes segments [b * short_pass_segments_per_block, ...): in rounds of K segments per thread, thread t's
@@ -293,20 +262,16 @@ __global__ void __launch_bounds__(short_pass_threads, tuning::short_pass_min_blo
   if (plan.group > 0) {
     // The lane count as a template argument: given at run time it made the loop 1.2-1.3x slower for int32 (H200,
     // results/NVIDIA_H200-segmented/short-segment-groups.txt, call 4). Two segments per group only for 4-byte values
-    // and groups of 4 or 8 (tuning::group_pass_segments).
+    // (tuning::group_pass_segments).
+    constexpr int lanes = tuning::group_pass_lanes;
+    const long long m = plan.max_length;
     if constexpr (sizeof(T) <= 4) {
       if (plan.per_group == 2) {
-        if (plan.group == 4) reduce_group_chunks<4, 2>(in, offsets, num_segments, plan, out, flag, op);
-        else reduce_group_chunks<8, 2>(in, offsets, num_segments, plan, out, flag, op);
+        reduce_group_chunks<lanes, 2>(in, offsets, num_segments, m, out, flag, op);
         return;
       }
     }
-    switch (plan.group) {
-      case 4: reduce_group_chunks<4, 1>(in, offsets, num_segments, plan, out, flag, op); break;
-      case 8: reduce_group_chunks<8, 1>(in, offsets, num_segments, plan, out, flag, op); break;
-      case 16: reduce_group_chunks<16, 1>(in, offsets, num_segments, plan, out, flag, op); break;
-      default: reduce_group_chunks<32, 1>(in, offsets, num_segments, plan, out, flag, op); break;
-    }
+    reduce_group_chunks<lanes, 1>(in, offsets, num_segments, m, out, flag, op);
     return;
   }
   const int k = plan.per_thread;
