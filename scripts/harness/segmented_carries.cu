@@ -51,10 +51,11 @@
 //                   e.g. ./segmented_carries all 7 library,cub_sum,previous_policy,fold4x4,striped8x4
 //
 // 2^24 int32 values (or -DHARNESS_VALUE=double), 64-bit offsets, plus. LENGTHS: uniform segment lengths, or -1
-// (one segment of 2^23 values, then segments of 8), -2 (mixed lengths 0..3000) and -3 (90 % empty, the others 80
-// long; stop 43). Cold: a 256 MiB memset and read between samples; CUDA events around each call; the median of SAMPLES
-// after one unrecorded call, whose output is checked against the host (rows that are
-// not segmented results are not checked; their % counts the segmented bytes, offsets included).
+// (one segment of 2^23 values, then segments of 8), -2 (mixed lengths 0..3000), -3 (90 % empty, the others 80
+// long; stop 43) and -4 (the compare's giant: half the values in one segment amid 2^20 tiny ones; stop 44). Cold: a
+// 256 MiB memset and read between samples; CUDA events around each call; the median of SAMPLES after one unrecorded
+// call, whose output is checked against the host (rows that are not segmented results are not checked; their % counts
+// the segmented bytes, offsets included; short_pass_only is WRONG wherever it hands segments back, by design).
 #include "harness_common.cuh"
 #include "reducelab/reduce.cuh"
 #include "reducelab/segmented/block/block_segmented_scan.cuh"
@@ -1048,6 +1049,12 @@ std::vector<long long> offsets_for(long long length, long long n) {
   } else if (length == -1) {  // one segment of n / 2, then segments of 8
     o.push_back(n / 2);
     for (long long at = n / 2; at < n;) o.push_back(at = std::min(at + 8, n));
+  } else if (length == -4) {  // the compare's giant: n / 2 in one segment amid 2^20 tiny ones sharing the rest (stop 44)
+    const long long tiny = 1LL << 20, rest = n - n / 2;
+    for (long long i = 0; i < tiny; ++i) {
+      if (i == tiny / 2) o.push_back(o.back() + n / 2);
+      o.push_back(o.back() + rest / tiny + (i < rest % tiny ? 1 : 0));
+    }
   } else if (length == -3) {  // n / 8 segments, 90 % of them empty (at random), the others 80 long: the compare's empty90
     unsigned r = 11;
     const long long filled = n / 8 / 10;
