@@ -27,8 +27,10 @@
 //     among a million tiny ones. The block that ends a segment crossing blocks puts the earlier blocks' parts in front,
 //     in block order, through a look-back inside the same launch (segmented/grid/segment_carries.cuh). When the
 //     segments average a few elements, a pass with a thread per segment and many small blocks goes first and writes
-//     every segment of up to 128 elements; the merge path then takes only the longer ones, if there are any
-//     (segmented/kernels/short_segments.cuh says why, and how the two decide on the device).
+//     every segment of up to 128 elements; where they average 32 to 255 (8-byte values: 128) and are evenly spread,
+//     the same pass gives each segment a group of 8 lanes and writes those of up to 512. The merge path then takes only
+//     the longer ones, if there are any (segmented/kernels/short_segments.cuh says why, and how the two decide on the
+//     device).
 //   - separate begin/end arrays: a scan of the lengths lays the segments end to end virtually and the same merge path
 //     runs over that layout, reading each element where its segment lies; balanced the same way, for one more pass over
 //     the offsets.

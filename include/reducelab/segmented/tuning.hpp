@@ -244,7 +244,7 @@ constexpr long long group_pass_max_average(std::size_t value_bytes) {
   return value_bytes <= 4 ? 255 : value_bytes <= 8 ? 128 : 0;
 }
 inline constexpr int group_pass_lanes = 8;
-constexpr int group_pass_loads(std::size_t) { return 4; }
+inline constexpr int group_pass_loads = 4;
 constexpr int group_pass_segments(std::size_t value_bytes, long long average) {
   return value_bytes <= 4 && average < 128 ? 2 : 1;
 }

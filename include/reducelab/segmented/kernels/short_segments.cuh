@@ -80,7 +80,7 @@ __host__ __device__ __forceinline__ short_pass_plan plan_short_pass(long long el
   // A segment of up to group_pass_max_steps steps, or twice the average: a uniform layout is never handed back, and a
   // group that meets a longer one hands it back rather than hold its warp for many times the others' time.
   const long long steps_length =
-      static_cast<long long>(group) * tuning::group_pass_loads(ValueBytes) * tuning::group_pass_max_steps;
+      static_cast<long long>(group) * tuning::group_pass_loads * tuning::group_pass_max_steps;
   plan.max_length = steps_length > 2 * average ? steps_length : 2 * average;
   return plan;
 }
@@ -247,8 +247,8 @@ __device__ __forceinline__ void reduce_group_chunks(const T* __restrict__ in, co
   constexpr long long chunk = static_cast<long long>(groups) * K;
   const int mine = static_cast<int>(threadIdx.x) / G;
   for (long long c = blockIdx.x; c * chunk < num_segments; c += gridDim.x)
-    reduce_group_segments<G, K, tuning::group_pass_loads(sizeof(T))>(in, offsets, c * chunk + mine, groups,
-                                                                     num_segments, max_length, out, flag, op);
+    reduce_group_segments<G, K, tuning::group_pass_loads>(in, offsets, c * chunk + mine, groups, num_segments,
+                                                          max_length, out, flag, op);
 }
 
 /// Block b takes segments [b * short_pass_segments_per_block, ...): in rounds of K segments per thread, thread t's
