@@ -319,22 +319,42 @@ TEST(LibrarySegmentedReduce, ShortPassLinesAndItsHandBack) {
   std::vector<long long> giant(300'000, 1);
   giant[150'000] = std::int64_t{1} << 21;
   expect_layout(consecutive(giant, "a giant among ones"), true, 75);
+  // The host launches the pass only from short_pass_launches' line (SMs x 2048 / 32 segments): on either side of it,
+  // lengths 0..12 and one segment of 129 (handed back where the pass runs).
+  int device = 0, sms = 0;
+  CUDA_TRY(cudaGetDevice(&device));
+  CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const long long line = (static_cast<long long>(sms) * 2048 + 31) / 32;
+  ASSERT_TRUE(reducelab::segmented::kernels::short_pass_launches(line, static_cast<long long>(sms) * 2048));
+  ASSERT_FALSE(reducelab::segmented::kernels::short_pass_launches(line - 1, static_cast<long long>(sms) * 2048));
+  for (long long count : {line - 1, line}) {
+    std::vector<long long> around = random_lengths(static_cast<std::size_t>(count), 0, 12, 76);
+    around[static_cast<std::size_t>(count / 2)] = 129;
+    expect_layout(consecutive(around, "lengths 0..12, " + std::to_string(count) + " segments"), true,
+                  static_cast<std::uint64_t>(count));
+  }
 }
 
-// The short pass's group mode (kernels/short_segments.cuh; segmented/tuning.hpp, group_pass_*): averages of 32 to 255
-// elements per segment (8-byte values: to 128), with enough segments to fill the device and the elements evenly spread,
+// The short pass's group mode (kernels/short_segments.cuh; segmented/tuning.hpp, group_pass_*): averages of 32 to 1024
+// elements per segment (8-byte values: to 512), with enough segments to fill the device and the elements evenly spread,
 // go to groups of 8 lanes (two segments per group at once for 4-byte values below 128). Uniform lengths at each line;
 // lengths that vary within a warp (the warp steps to its longest); segments past the plan's max_length among
 // group-mode ones (handed back to the merge-path pass, which skips the others); a giant that the spread check refuses.
 TEST(LibrarySegmentedReduce, GroupModeShapesAndItsHandBack) {
   REDUCELAB_SKIP_WITHOUT_GPU();
-  for (long long len : {31LL, 32LL, 127LL, 128LL, 129LL, 255LL, 256LL}) {
-    const std::size_t count = static_cast<std::size_t>((std::size_t{1} << 22) / len + 3);
+  for (long long len : {31LL, 32LL, 127LL, 128LL, 129LL, 255LL, 256LL, 512LL, 513LL, 1024LL, 1025LL}) {
+    // at least 9000 segments: the group mode needs about 8 400 on a 132-SM GPU
+    const std::size_t count = std::max<std::size_t>((std::size_t{1} << 22) / len + 3, 9'000);
     expect_layout(consecutive(uniform(count, len), "uniform length " + std::to_string(len)), true,
                   static_cast<std::uint64_t>(300 + len));
   }
   expect_layout(consecutive(random_lengths(80'000, 0, 100, 91), "lengths 0..100"), true, 91);
   expect_layout(consecutive(random_lengths(40'000, 0, 250, 92), "lengths 0..250"), true, 92);
+  expect_layout(consecutive(random_lengths(10'000, 0, 1000, 95), "lengths 0..1000"), true, 95);
+  // Averages about 1000 (4-byte values: the pass keeps segments of up to 2000) with one in 900 of 3000.
+  std::vector<long long> long_back = random_lengths(10'000, 500, 1500, 96);
+  for (std::size_t i = 5; i < long_back.size(); i += 900) long_back[i] = 3000;
+  expect_layout(consecutive(long_back, "lengths 500..1500 with some of 3000"), true, 96);
   // Averages about 64 (8 lanes: the pass keeps segments of up to 512) with one in 5000 of 5000 and a last one of 2^17.
   std::vector<long long> handed_back = random_lengths(150'000, 30, 98, 93);
   for (std::size_t i = 17; i < handed_back.size(); i += 5000) handed_back[i] = 5000;

@@ -749,7 +749,7 @@ TEST(SegmentedShortPass, DecisionLineAndSegmentsPerThread) {
   static_assert(seg::tuning::short_pass_max_length >= 0 && seg::tuning::short_pass_max_length < (1LL << 31));
 }
 
-// The group mode: averages from group_pass_min_average (32) to group_pass_max_average (255 for 4-byte values, 128 for
+// The group mode: averages from group_pass_min_average (32) to group_pass_max_average (1024 for 4-byte values, 512 for
 // 8-byte ones), groups of 8 lanes, two segments per group for 4-byte values below 128, the segment count it needs to
 // fill the device, the longest segment it keeps, and where it is off (13 to 31, past the top, wider values, no device
 // threads given).
@@ -759,23 +759,23 @@ TEST(SegmentedShortPass, GroupModeLinesAndShapes) {
   const long long h100 = 132LL * 2048;
   const long long s = 1'000'003;
   ASSERT_EQ(t::group_pass_min_average(4), 32);
-  ASSERT_EQ(t::group_pass_max_average(4), 255);
-  ASSERT_EQ(t::group_pass_max_average(8), 128);
+  ASSERT_EQ(t::group_pass_max_average(4), 1024);
+  ASSERT_EQ(t::group_pass_max_average(8), 512);
   ASSERT_EQ(t::group_pass_lanes, 8);
   // Between the two modes, and past the group mode's top: the merge-path pass's.
-  for (long long average : {13LL, 24LL, 31LL, 256LL, 4096LL}) {
+  for (long long average : {13LL, 24LL, 31LL, 1025LL, 4096LL}) {
     SCOPED_TRACE("average " + std::to_string(average));
     EXPECT_EQ(k::plan_short_pass<4>(average * s, s, h100).max_length, 0);
     EXPECT_EQ(k::plan_short_pass<8>(average * s, s, h100).max_length, 0);
   }
-  EXPECT_EQ(k::plan_short_pass<8>(129 * s, s, h100).max_length, 0);
+  EXPECT_EQ(k::plan_short_pass<8>(513 * s, s, h100).max_length, 0);
   struct row {
     long long average;
     int per_group4;
     bool eight_byte;
   };
-  for (const row& r : {row{32, 2, true}, row{64, 2, true}, row{127, 2, true}, row{128, 1, true}, row{129, 1, false},
-                       row{255, 1, false}}) {
+  for (const row& r : {row{32, 2, true}, row{64, 2, true}, row{127, 2, true}, row{128, 1, true}, row{129, 1, true},
+                       row{255, 1, true}, row{512, 1, true}, row{513, 1, false}, row{1024, 1, false}}) {
     SCOPED_TRACE("average " + std::to_string(r.average));
     const k::short_pass_plan p4 = k::plan_short_pass<4>(r.average * 70'000, 70'000, h100);
     const k::short_pass_plan p8 = k::plan_short_pass<8>(r.average * 70'000, 70'000, h100);
@@ -797,6 +797,13 @@ TEST(SegmentedShortPass, GroupModeLinesAndShapes) {
   EXPECT_EQ(k::plan_short_pass<4>(64 * fill, fill, h100).group, 8);
   EXPECT_EQ(k::plan_short_pass<4>(64 * (fill - 1), fill - 1, h100).max_length, 0);
   EXPECT_EQ(k::plan_short_pass<4>(64 * s, s, 0).max_length, 0);  // no device threads given: off
+  // The host launches the pass only from the same line (short_pass_launches): below it the merge-path pass alone takes
+  // the launch, the thread mode's averages included; and never without the device's threads.
+  EXPECT_TRUE(k::short_pass_launches(fill, h100));
+  EXPECT_FALSE(k::short_pass_launches(fill - 1, h100));
+  EXPECT_FALSE(k::short_pass_launches(1 << 20, 0));
+  EXPECT_FALSE(k::short_pass_launches(0, h100));
+  EXPECT_GT(k::plan_short_pass<4>(fill - 1, fill - 1, h100).per_thread, 0);  // the plan alone would take it
   EXPECT_EQ(k::plan_short_pass<16>(64 * s, s, h100).max_length, 0);
   EXPECT_EQ(k::plan_short_pass<16>(0, s, h100).max_length, 0);  // off for wider values, empty segments included
   // The host's grid covers the thread mode's blocks and the group mode's chunks, one wave of the latter.
@@ -804,5 +811,11 @@ TEST(SegmentedShortPass, GroupModeLinesAndShapes) {
   EXPECT_EQ(k::short_pass_grid(1 << 26, 132), (1LL << 26) / k::short_pass_segments_per_block);
   EXPECT_EQ(k::short_pass_grid(1 << 16, 132), 132LL * t::group_pass_blocks_per_sm);
   EXPECT_EQ(k::short_pass_grid(80, 132), 3);  // chunks of 32 groups of 8 lanes, a segment each
+  // The group mode deals its chunks over one wave alone, even where the thread mode's grid is larger.
+  EXPECT_EQ(k::short_pass_group_grid(1 << 26, 132), 132LL * t::group_pass_blocks_per_sm);
+  EXPECT_EQ(k::short_pass_group_grid(1 << 20, 132), 132LL * t::group_pass_blocks_per_sm);
+  EXPECT_GT(k::short_pass_grid(1 << 20, 132), k::short_pass_group_grid(1 << 20, 132));
+  EXPECT_EQ(k::short_pass_group_grid(80, 132), 3);
+  EXPECT_EQ(k::short_pass_group_grid(0, 132), 0);
   EXPECT_EQ(k::short_pass_grid(0, 132), 0);
 }

@@ -25,12 +25,12 @@
 //   - one offsets array: a merge path over (segment ends, elements) gives every block of a fixed grid the same number of
 //     steps, whatever the lengths: segments of one element, a million empty ones, or one segment holding half the data
 //     among a million tiny ones. The block that ends a segment crossing blocks puts the earlier blocks' parts in front,
-//     in block order, through a look-back inside the same launch (segmented/grid/segment_carries.cuh). When the
-//     segments average a few elements, a pass with a thread per segment and many small blocks goes first and writes
-//     every segment of up to 128 elements; where they average 32 to 255 (8-byte values: 128) and are evenly spread,
-//     the same pass gives each segment a group of 8 lanes and writes those of up to 512. The merge path then takes only
-//     the longer ones, if there are any (segmented/kernels/short_segments.cuh says why, and how the two decide on the
-//     device).
+//     in block order, through a look-back inside the same launch (segmented/grid/segment_carries.cuh). Where there are
+//     enough segments to fill the device (about 8 400 on a 132-SM GPU), a short-segment pass goes first: when they
+//     average a few elements, with a thread per segment and many small blocks, writing every segment of up to 128
+//     elements; where they average 32 to 1024 (8-byte values: 512) and are evenly spread, with a group of 8 lanes per
+//     segment, writing those of up to 512 elements or twice the average. The merge path then takes only the longer
+//     ones, if there are any (segmented/kernels/short_segments.cuh says why, and how the two decide on the device).
 //   - separate begin/end arrays: a scan of the lengths lays the segments end to end virtually and the same merge path
 //     runs over that layout, reading each element where its segment lies; balanced the same way, for one more pass over
 //     the offsets.

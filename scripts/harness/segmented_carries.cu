@@ -621,7 +621,8 @@ void short_pass_only(const value_t* in, const long long* offsets, long long S, v
   int sms = 0;
   CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   seg::kernels::short_pass_flag flag{reinterpret_cast<unsigned long long*>(static_cast<char*>(workspace) + (7 << 20)),
-                                     reducelab::detail::next_epoch(), 2048LL * sms};
+                                     reducelab::detail::next_epoch(), 2048LL * sms,
+                                     seg::kernels::short_pass_group_grid(S, sms)};
   seg::kernels::short_segments<<<static_cast<unsigned>(seg::kernels::short_pass_grid(S, sms)),
                                  seg::kernels::short_pass_threads, 0, stream>>>(in, offsets, S, out, flag, plus_int{});
 }

@@ -228,20 +228,22 @@ inline constexpr int short_pass_min_blocks = 6;
 // against 181.6 to 132.9. Four loads per lane led everywhere, two segments per group only for 4-byte values below 128
 // (8-byte values at two spilled), and 8 lanes were within 3 % of the fastest shape from 32 to 256 (a template argument,
 // so the kernel holds one lane count). In the library the loop runs in the short pass's kernel (40 registers for its
-// thread mode: 6 blocks per SM where the told rows held 8; 5 % slower for int32, 8-10 % for double, call 4) after the
-// decision every block takes, and with the lane count a template argument (call 5: given at run time it had cost int32
-// 1.2-1.3x, call 4) the library against the merge-path pass alone, int32 2^26: 91.4 / 90.1 / 82.0 / 78.0 µs against
-// 99.6 / 103.0 / 118.9 / 95.5 at 32 / 48 / 64 / 128, but 76.2 against 74.2 at 256 and 73.9-76.9 against 71.1-72.9 from
-// 512 to 4096, 90.7 against 86.2 at 24; at 2^24 29.2-31.3 against 30.4-34.8 from 32 to 128, 28.4 against 26.6 at 256.
-// Doubles from 32 to 128: 135.2-161.6 against 151.7-165.8 µs at 2^26, 43.5-49.4 against 42.2-47.5 at 2^24 (within 5 %
-// either way); from 256 up slower at both sizes. As committed (a045c56, one wave of blocks, call 7): int32 2^26 at 32 /
-// 48 / 64 / 128 93.2 / 91.6 / 90.0 / 74.0 µs against 99.9 / 103.4 / 119.0 / 95.8. So the group mode takes averages of 32 to 255 for 4-byte values and 32
-// to 128 for 8-byte ones; wider values, and every other average, stay with the merge-path pass. A whole-warp tier for
-// segments past a group's steps (642fe07, reverted) gave wrong sums in one layout and cost the kernel registers (16-32
-// bytes of stack): the thread mode slower too, double at length 1 446.1 against 419.5 µs (call 6).
+// thread mode: 6 resident blocks per SM) after the decision every block takes, with the lane count a template argument
+// (given at run time it cost int32 1.2-1.3x, stop 44's call 4). Stop 44 set the top (calls 5 and 7) while the pass dealt the
+// chunks to the thread mode's grid where that was larger (S / 1024 blocks, more than are resident from about 811 000
+// segments); stop 45 deals them to one wave alone (kernels/short_segments.cuh says what that cost) and measured the top
+// again, same run, the library with the top at 4096 against the top at 255 / 128 (results/NVIDIA_H200-segmented/
+// short-pass-grid.txt, call 3). int32 at 2^26, averages 256 / 384 / 512 / 1024 / 2048 / 4096: 72.3 / 72.6 / 73.4 /
+// 71.8 / 78.9 / 73.6 µs against 76.7 / 76.4 / 75.4 / 74.2 / 73.7 / 72.8; at 2^24, 256 to 1024: 24.5-26.0 against
+// 28.3-28.6. Doubles at 2^26, 192 to 512: 133.4-134.8 against 135.9-140.9, but 1024 / 2048: 135.6 / 137.9 against
+// 133.9 / 133.2; at 2^24, 192 to 1024: 38.9-41.1 against 43.1-45.1. So the group mode takes averages of 32 to 1024 for
+// 4-byte values and 32 to 512 for 8-byte ones, where it led at both sizes; wider values, and every other average, stay
+// with the merge-path pass. A whole-warp tier for segments past a group's steps (642fe07, reverted) gave wrong sums in
+// one layout and cost the kernel registers (16-32 bytes of stack): the thread mode slower too, double at length 1 446.1
+// against 419.5 µs (stop 44's call 6).
 constexpr long long group_pass_min_average(std::size_t value_bytes) { return value_bytes <= 8 ? 32 : 0; }
 constexpr long long group_pass_max_average(std::size_t value_bytes) {
-  return value_bytes <= 4 ? 255 : value_bytes <= 8 ? 128 : 0;
+  return value_bytes <= 4 ? 1024 : value_bytes <= 8 ? 512 : 0;
 }
 inline constexpr int group_pass_lanes = 8;
 inline constexpr int group_pass_loads = 4;
@@ -251,11 +253,14 @@ constexpr int group_pass_segments(std::size_t value_bytes, long long average) {
 inline constexpr int group_pass_max_steps = 16;
 inline constexpr long long group_pass_min_fill = 4;
 inline constexpr long long group_pass_max_skew = 4;
-// The most blocks per SM the host launches for the group mode (they deal the chunks round robin): one wave of the
-// pass's kernel, so that every block decides once. Told rows without a decision: 16 led 6 by up to 5 % with two
-// segments per group, and tied with one (call 2); one wave and 2.67 tied (call 4). The library with one wave (call 7)
-// against 16 blocks per SM (call 5, separate runs): 2-3 µs faster at every length from 32 to 128 at 2^24 and at 128 at
-// 2^26, slower at 64 at 2^26 (int32 90.0 against 82.0 µs, double 172.2 against 141.8; not understood).
+// The most blocks per SM among which the group mode deals its chunks round robin: one wave of the pass's kernel, so
+// that every block decides once. Told rows without a decision (stop 44): 16 led 6 by up to 5 % with two segments per
+// group, and tied with one (call 2); one wave and 2.67 tied (call 4). The library with one wave (call 7) against 16
+// blocks per SM (call 5, separate runs) had been slower at 64 at 2^26 (int32 90.0 against 82.0 µs, double 172.2
+// against 141.8): with a million segments the chunks went to the thread mode's larger grid, 1024 blocks where 792 are
+// resident (2112 in call 5). Dealt to one wave alone (stop 45, same run, results/NVIDIA_H200-segmented/
+// short-pass-grid.txt, call 2): int32 79.2 against 90.5 µs, double 141.4 against 174.0; at 32 and 48 int32 89.2 / 86.1
+// against 93.3 / 92.3, double 154.2 / 143.6 against 163.0 / 148.0.
 inline constexpr int group_pass_blocks_per_sm = short_pass_min_blocks;
 
 // reduce_by_key's one-pass kernel (kernels/reduce_runs.cuh): a block of by_key_threads threads takes a tile of

@@ -162,8 +162,8 @@ void launch_merge_path(const T* in, const OffsetT* offsets, const BeginT* begins
 inline constexpr std::size_t short_pass_flag_bytes = 256;
 
 /// One offsets array: segment s is [offsets[s], offsets[s + 1]). The short-segment pass first, for value types it is
-/// tuned for (kernels/short_segments.cuh; it leaves at once when the segments are long on average), then the
-/// merge-path pass.
+/// tuned for and enough segments (kernels/short_segments.cuh, short_pass_launches; it leaves at once when the segments
+/// are long on average), then the merge-path pass.
 template <class T, class OffsetT, class OpT>
 void flat_segmented_reduce(const T* in, const OffsetT* offsets, long long num_segments, T* out, OpT op,
                            cudaStream_t stream, const device_properties& dev) {
@@ -175,11 +175,13 @@ void flat_segmented_reduce(const T* in, const OffsetT* offsets, long long num_se
   const unsigned long long epoch = ::reducelab::detail::next_epoch();
   // Both passes' plans weigh the segment count against the threads the device holds (2048 per SM on sm_80 and sm_90;
   // where an SM holds fewer, the group mode only starts at a slightly larger count).
-  kernels::short_pass_flag short_pass{nullptr, epoch, static_cast<long long>(dev.sm_count) * 2048};
+  kernels::short_pass_flag short_pass{nullptr, epoch, static_cast<long long>(dev.sm_count) * 2048,
+                                      kernels::short_pass_group_grid(num_segments, dev.sm_count)};
   const long long short_blocks = kernels::short_pass_grid(num_segments, dev.sm_count);
   const bool short_pass_tuned =
       tuning::short_pass_max_average(sizeof(T)) > 0 || tuning::group_pass_max_average(sizeof(T)) > 0;
-  if (short_pass_tuned && short_blocks <= INT_MAX) {
+  if (short_pass_tuned && kernels::short_pass_launches(num_segments, short_pass.device_threads) &&
+      short_blocks <= INT_MAX) {
     short_pass.word = reinterpret_cast<unsigned long long*>(workspace.bytes() + slots_bytes);
     kernels::short_segments<<<static_cast<unsigned>(short_blocks), kernels::short_pass_threads, 0, stream>>>(
         in, offsets, num_segments, out, short_pass, op);

@@ -10,8 +10,8 @@
 // to 12 (same run, scripts/harness/segmented_carries.cu rows tps_*; results/NVIDIA_H100_80GB_HBM3-segmented/
 // short-segment-schedules.txt). The window is what matters, not the thread count or the instructions: the same lean
 // loop in the resident grid, over contiguous stretches, was no faster than the merge-path walk (51-61 % at length 1),
-// and in a resident grid that takes its chunks from an atomic counter it came back to 86-88 %. From 32 to 255 elements
-// per segment (8-byte values: to 128) the same holds for groups of 8 lanes, each group reading its segment in steps of
+// and in a resident grid that takes its chunks from an atomic counter it came back to 86-88 %. From 32 to 1024 elements
+// per segment (8-byte values: to 512) the same holds for groups of 8 lanes, each group reading its segment in steps of
 // 4 consecutive elements per lane (tuning.hpp, group_pass_*, says by how much and why not further).
 //
 // The host knows the segment count but not the element count, so both kernels decide on the device, with
@@ -38,6 +38,15 @@ namespace reducelab::segmented::kernels {
 /// consecutive segments.
 inline constexpr int short_pass_threads = 256;
 inline constexpr long long short_pass_segments_per_block = static_cast<long long>(short_pass_threads) * 4;
+
+/// Whether the host launches the short pass at all for `segments` segments: only where the group mode's fill holds
+/// (segments x group_pass_lanes x group_pass_min_fill >= device_threads, about 8 400 segments on a 132-SM GPU). Below
+/// it the group mode never takes a launch, and the thread mode's launches hold at most 12 elements per segment, about
+/// 100 000 in all: the merge-path pass alone takes them, and the long layouts (uniform lengths from 4096 up at 2^24,
+/// from 2^16 up at 2^26, Zipf) no longer pay for a pass that only decides and leaves.
+__host__ __device__ constexpr bool short_pass_launches(long long segments, long long device_threads) {
+  return device_threads > 0 && segments * tuning::group_pass_lanes * tuning::group_pass_min_fill >= device_threads;
+}
 
 /// What the short pass does with a launch of `segments` segments over `elements` values of ValueBytes bytes. Both
 /// passes compute it from offsets[0] and offsets[segments], with the same arithmetic, so they always agree.
@@ -74,7 +83,7 @@ __host__ __device__ __forceinline__ short_pass_plan plan_short_pass(long long el
   if (group_max <= 0 || average < tuning::group_pass_min_average(ValueBytes) || average > group_max) return plan;
   constexpr int group = tuning::group_pass_lanes;
   // Too few segments to fill the device group by group: the merge-path pass spreads them over its grid.
-  if (device_threads <= 0 || segments * group * tuning::group_pass_min_fill < device_threads) return plan;
+  if (!short_pass_launches(segments, device_threads)) return plan;
   plan.group = group;
   plan.per_group = tuning::group_pass_segments(ValueBytes, average);
   // A segment of up to group_pass_max_steps steps, or twice the average: a uniform layout is never handed back, and a
@@ -98,25 +107,32 @@ __device__ __forceinline__ bool evenly_spread(const OffsetT* offsets, long long 
   return __all_sync(::reducelab::warp::full_mask, even);
 }
 
-/// Blocks the host launches for the short pass: enough for the thread mode (a block per short_pass_segments_per_block
-/// segments), and for the group mode's chunks up to group_pass_blocks_per_sm blocks per SM (they deal the chunks round
-/// robin). Blocks past the work leave.
-inline long long short_pass_grid(long long num_segments, int sm_count) {
-  const long long thread_blocks = (num_segments + short_pass_segments_per_block - 1) / short_pass_segments_per_block;
+/// The blocks among which the group mode deals its chunks: one per chunk of a segment per group, at most
+/// group_pass_blocks_per_sm per SM (one wave of the pass's kernel).
+inline long long short_pass_group_grid(long long num_segments, int sm_count) {
   const long long smallest_chunk = short_pass_threads / tuning::group_pass_lanes;  // one segment per group
   const long long chunks = (num_segments + smallest_chunk - 1) / smallest_chunk;
   const long long resident = static_cast<long long>(sm_count) * tuning::group_pass_blocks_per_sm;
-  const long long group_blocks = chunks < resident ? chunks : resident;
+  return chunks < resident ? chunks : resident;
+}
+
+/// Blocks the host launches for the short pass: enough for the thread mode (a block per short_pass_segments_per_block
+/// segments) and for the group mode's grid. Blocks past the work leave; so do the blocks past the group mode's grid in
+/// that mode (the thread mode's grid is the larger one past 792 x 1024 segments on a 132-SM GPU).
+inline long long short_pass_grid(long long num_segments, int sm_count) {
+  const long long thread_blocks = (num_segments + short_pass_segments_per_block - 1) / short_pass_segments_per_block;
+  const long long group_blocks = short_pass_group_grid(num_segments, sm_count);
   return thread_blocks > group_blocks ? thread_blocks : group_blocks;
 }
 
 /// The epoch-tagged word through which the short pass tells the merge-path pass that it met a segment too long for
-/// it (in the flat path's workspace, after the carry slots), and the threads the device holds at once (SMs x 2048),
-/// which both passes' plans read (0: no group mode).
+/// it (in the flat path's workspace, after the carry slots), the threads the device holds at once (SMs x 2048), which
+/// both passes' plans read (0: no group mode), and the group mode's grid (short_pass_group_grid; 0: the whole grid).
 struct short_pass_flag {
   unsigned long long* word;
   unsigned long long epoch;
   long long device_threads = 0;
+  long long group_grid = 0;
 };
 
 /// The plan both passes follow for a launch of num_segments segments (every lane of the warp calls it, converged).
@@ -237,16 +253,16 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
     if (rank == 0 && (mine & (1u << j))) out[first_segment + j * stride] = acc[j];
 }
 
-/// Group mode, the block's share: chunks of K segments per group of G lanes, dealt round robin over the grid; the
-/// block's groups take consecutive segments, so a warp's loads are contiguous.
+/// Group mode, the block's share: chunks of K segments per group of G lanes, dealt round robin over the first
+/// `dealers` blocks of the grid; the block's groups take consecutive segments, so a warp's loads are contiguous.
 template <int G, int K, class OpT, class T, class OffsetT>
 __device__ __forceinline__ void reduce_group_chunks(const T* __restrict__ in, const OffsetT* __restrict__ offsets,
-                                                    long long num_segments, long long max_length, T* __restrict__ out,
-                                                    short_pass_flag flag, OpT op) {
+                                                    long long num_segments, long long max_length, long long dealers,
+                                                    T* __restrict__ out, short_pass_flag flag, OpT op) {
   constexpr int groups = short_pass_threads / G;
   constexpr long long chunk = static_cast<long long>(groups) * K;
   const int mine = static_cast<int>(threadIdx.x) / G;
-  for (long long c = blockIdx.x; c * chunk < num_segments; c += gridDim.x)
+  for (long long c = blockIdx.x; c * chunk < num_segments; c += dealers)
     reduce_group_segments<G, K, tuning::group_pass_loads>(in, offsets, c * chunk + mine, groups, num_segments,
                                                           max_length, out, flag, op);
 }
@@ -263,15 +279,22 @@ __global__ void __launch_bounds__(short_pass_threads, tuning::short_pass_min_blo
     // The lane count as a template argument: given at run time it made the loop 1.2-1.3x slower for int32 (H200,
     // results/NVIDIA_H200-segmented/short-segment-groups.txt, call 4). Two segments per group only for 4-byte values
     // (tuning::group_pass_segments).
+    // The chunks go round robin to the group mode's grid, one wave, alone: the thread mode's larger grid (past
+    // 792 x 1024 segments on a 132-SM GPU) would deal them to more blocks than are resident, and the blocks past the first wave would start
+    // their equal shares only as the first ones finished. Dealt over 1.29 waves (int32 at length 64, 2^26, on the
+    // H200: 1024 blocks where 792 are resident), the library took 90.5 µs against 79.2 over one wave, same run
+    // (results/NVIDIA_H200-segmented/short-pass-grid.txt, call 2; tuning.hpp, group_pass_blocks_per_sm).
+    const long long dealers = flag.group_grid > 0 && flag.group_grid < gridDim.x ? flag.group_grid : gridDim.x;
+    if (blockIdx.x >= dealers) return;
     constexpr int lanes = tuning::group_pass_lanes;
     const long long m = plan.max_length;
     if constexpr (sizeof(T) <= 4) {
       if (plan.per_group == 2) {
-        reduce_group_chunks<lanes, 2>(in, offsets, num_segments, m, out, flag, op);
+        reduce_group_chunks<lanes, 2>(in, offsets, num_segments, m, dealers, out, flag, op);
         return;
       }
     }
-    reduce_group_chunks<lanes, 1>(in, offsets, num_segments, m, out, flag, op);
+    reduce_group_chunks<lanes, 1>(in, offsets, num_segments, m, dealers, out, flag, op);
     return;
   }
   const int k = plan.per_thread;
