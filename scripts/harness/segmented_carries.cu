@@ -39,6 +39,7 @@
 //                     K segments per group at once, at most B blocks per SM (stop 44); occ6_GxU with 6 resident
 //                     blocks per SM, occ6w_GxU with a grid of one such wave (stop 44, call 4)
 //   rr_kKbB           the loop in a resident grid dealing chunks round robin, deciding once per block (stop 43)
+//   gdecide[_warp0]   the told group loop after the library's decision, in every warp or in warp 0 alone (stop 45)
 //   pipe_short, pipe_long[_pdl]  a two-kernel entry's cost: a short-segment kernel and the merge-path pass, one of
 //                     them with nothing to do (stop 43; _pdl: the second one a programmatic dependent launch)
 //   dynPPPxK          the library's walk with a dynamic tail: the first PPP / 1000 of the path in one stretch per
@@ -707,6 +708,58 @@ void occ6_rows(const value_t* in, const long long* offsets, long long S, value_t
   group_told<G, 4, 1><<<static_cast<unsigned>(grid), 256, smem, stream>>>(in, offsets, S, out, flag);
 }
 
+/// Stop 45 (rows gdecide, gdecide_warp0): the told group loop (8 lanes, 4 loads per lane, segments per group by the
+/// plan, one wave of 6 blocks per SM) after the library's decision (decide_short_pass: offsets[0] and offsets[S], then
+/// the 33 offsets of the spread check), in every warp as the library's short pass takes it (gdecide) or in warp 0
+/// alone, with both its round trips' reads issued at once and the plan passed to the block through shared memory
+/// (gdecide_warp0): what the decision costs the group loop, apart from the merge-path pass launched behind it.
+template <bool Warp0>
+__global__ void __launch_bounds__(256, 6)
+    group_decided(const value_t* __restrict__ in, const long long* __restrict__ offsets, long long S,
+                  value_t* __restrict__ out, seg::kernels::short_pass_flag flag) {
+  namespace k = seg::kernels;
+  k::short_pass_plan plan;
+  if constexpr (Warp0) {
+    __shared__ k::short_pass_plan shared_plan;
+    if (threadIdx.x < 32) {
+      const int lane = static_cast<int>(threadIdx.x);
+      const long long b = offsets[S * lane / 32], e = offsets[S * (lane + 1) / 32];
+      const long long origin = offsets[0], last = offsets[S];
+      k::short_pass_plan p = k::plan_short_pass<sizeof(value_t)>(last - origin, S, flag.device_threads);
+      const bool even = (e - b) * 32 <= seg::tuning::group_pass_max_skew * (last - origin);
+      if (p.group > 0 && !__all_sync(0xffffffffu, even)) p = k::short_pass_plan{};
+      if (lane == 0) shared_plan = p;
+    }
+    __syncthreads();
+    plan = shared_plan;
+  } else {
+    plan = k::decide_short_pass<value_t>(offsets, S, flag);
+  }
+  if (plan.group == 0) return;
+  constexpr int groups = 256 / 8;
+  const int mine = static_cast<int>(threadIdx.x) / 8;
+  const long long dealers = gridDim.x;
+  if (plan.per_group == 2) {
+    for (long long c = blockIdx.x; c * groups * 2 < S; c += dealers)
+      k::reduce_group_segments<8, 2, 4>(in, offsets, c * groups * 2 + mine, groups, S, plan.max_length, out, flag,
+                                        plus_int{});
+  } else {
+    for (long long c = blockIdx.x; c * groups < S; c += dealers)
+      k::reduce_group_segments<8, 1, 4>(in, offsets, c * groups + mine, groups, S, plan.max_length, out, flag,
+                                        plus_int{});
+  }
+}
+template <bool Warp0>
+void gdecide_rows(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
+                  cudaStream_t stream) {
+  int sms = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  seg::kernels::short_pass_flag flag{reinterpret_cast<unsigned long long*>(static_cast<char*>(workspace) + (7 << 20)),
+                                     reducelab::detail::next_epoch(), 2048LL * sms};
+  const long long grid = seg::kernels::short_pass_group_grid(S, sms);
+  group_decided<Warp0><<<static_cast<unsigned>(grid), 256, 0, stream>>>(in, offsets, S, out, flag);
+}
+
 /// Stop 43 (rows rr_kKbB): the short-segment loop in a resident grid of B blocks of 256 per SM that deals chunks of
 /// 1024 consecutive segments round robin (block b takes chunks b, b + grid, ...: the grid reads one window of the
 /// input at a time without a counter), deciding once per block from offsets[0] and offsets[S] (as a short pass must:
@@ -1144,6 +1197,8 @@ int main(int argc, char** argv) {
                                  {"queue_k2b8", queue_rows<2, 8>, true},
                                  {"queue_k4b8", queue_rows<4, 8>, true},
                                  {"short_pass_only", short_pass_only, true},
+                                 {"gdecide", gdecide_rows<false>, true},
+                                 {"gdecide_warp0", gdecide_rows<true>, true},
                                  {"short_pass_told", short_pass_told<1>, true},
                                  {"short_told_m6", short_pass_told<6>, true},
                                  {"short_told_m8", short_pass_told<8>, true},

@@ -94,16 +94,25 @@ __host__ __device__ __forceinline__ short_pass_plan plan_short_pass(long long el
   return plan;
 }
 
+/// The spread check's reads (evenly_spread below): lane j's stretch of segments, [S j / 32, S (j + 1) / 32), as its
+/// first and past-the-end offsets. Each warp that checks reads the same 33 offsets.
+struct spread_probe {
+  long long first = 0;
+  long long last = 0;
+};
+template <class OffsetT>
+__device__ __forceinline__ spread_probe load_spread_probe(const OffsetT* offsets, long long num_segments) {
+  const long long lane = threadIdx.x % 32;
+  return {static_cast<long long>(offsets[num_segments * lane / 32]),
+          static_cast<long long>(offsets[num_segments * (lane + 1) / 32])};
+}
+
 /// Whether the elements are spread evenly enough over the segments for the group mode: no one of 32 equal stretches of
 /// segments holds more than group_pass_max_skew times its even share. A giant among tiny ones is refused here, so that
 /// the merge-path pass spreads it over its whole grid (handed back by this pass, it would be walked by the part of the
-/// grid whose stretches it covers). Every lane of the warp calls it, converged; each warp reads the same 33 offsets.
-template <class OffsetT>
-__device__ __forceinline__ bool evenly_spread(const OffsetT* offsets, long long num_segments, long long elements) {
-  const int lane = static_cast<int>(threadIdx.x % 32);
-  const long long b = static_cast<long long>(offsets[num_segments * lane / 32]);
-  const long long e = static_cast<long long>(offsets[num_segments * (lane + 1) / 32]);
-  const bool even = (e - b) * 32 <= tuning::group_pass_max_skew * elements;
+/// grid whose stretches it covers). Every lane of the warp calls it, converged, with its load_spread_probe.
+__device__ __forceinline__ bool evenly_spread(spread_probe probe, long long elements) {
+  const bool even = (probe.last - probe.first) * 32 <= tuning::group_pass_max_skew * elements;
   return __all_sync(::reducelab::warp::full_mask, even);
 }
 
@@ -135,15 +144,25 @@ struct short_pass_flag {
   long long group_grid = 0;
 };
 
-/// The plan both passes follow for a launch of num_segments segments (every lane of the warp calls it, converged).
+/// The plan both passes follow for a launch of num_segments segments (every lane of the warp calls it, converged). The
+/// merge-path pass calls it as it is; the short pass's blocks (short_segments below) with `speculative`, which issues
+/// the spread check's reads with offsets[0] and offsets[S], before the plan says whether they are needed, so that the
+/// decision is one round trip to memory rather than two, or with `leave_group` (a block past the group mode's grid):
+/// no plan where the group mode would take the launch, and no spread check, since such a block has nothing to do in
+/// that mode, nor where the check refuses it.
 template <class T, class OffsetT>
 __device__ __forceinline__ short_pass_plan decide_short_pass(const OffsetT* offsets, long long num_segments,
-                                                             short_pass_flag flag) {
+                                                             short_pass_flag flag, bool speculative = false,
+                                                             bool leave_group = false) {
+  const spread_probe early = speculative ? load_spread_probe(offsets, num_segments) : spread_probe{};
   const long long origin = static_cast<long long>(offsets[0]);
   const long long last = static_cast<long long>(offsets[num_segments]);
   const long long elements = last > origin ? last - origin : 0;  // decreasing offsets are outside the contract
   short_pass_plan plan = plan_short_pass<sizeof(T)>(elements, num_segments, flag.device_threads);
-  if (plan.group > 0 && !evenly_spread(offsets, num_segments, elements)) plan = short_pass_plan{};
+  if (plan.group > 0) {
+    if (leave_group || !evenly_spread(speculative ? early : load_spread_probe(offsets, num_segments), elements))
+      plan = short_pass_plan{};
+  }
   return plan;
 }
 
@@ -274,18 +293,31 @@ __global__ void __launch_bounds__(short_pass_threads, tuning::short_pass_min_blo
     short_segments(const T* __restrict__ in, const OffsetT* __restrict__ offsets, long long num_segments,
                    T* __restrict__ out, short_pass_flag flag, OpT op) {
   release_dependent_launch();  // the merge-path pass may launch now: it waits only when this pass has work
-  const short_pass_plan plan = decide_short_pass<T>(offsets, num_segments, flag);
+  // The group mode deals its chunks round robin to its own grid, one wave, alone: the thread mode's larger grid (past
+  // 792 x 1024 segments on a 132-SM GPU) would deal them to more blocks than are resident, and the blocks past the
+  // first wave would start their equal shares only as the first ones finished. Dealt over 1.29 waves (int32 at length
+  // 64, 2^26, on the H200: 1024 blocks where 792 are resident), the library took 90.5 µs against 79.2 over one wave,
+  // same run (results/NVIDIA_H200-segmented/short-pass-grid.txt, call 2; tuning.hpp, group_pass_blocks_per_sm).
+  const long long dealers = flag.group_grid > 0 && flag.group_grid < gridDim.x ? flag.group_grid : gridDim.x;
+  // Warp 0 decides for the block: in one round trip where the block deals group chunks (its 33 spread reads issued
+  // with the two offsets), and from the two offsets alone in the thread mode's blocks past the group grid, which start
+  // only as the group grid's blocks finish and leave a group launch without the spread check. The block waits for it
+  // at one barrier. Where every warp of every block had taken the two round trips, the giant layout's launch (1024
+  // blocks) paid 12.2-13.1 µs over the merge-path pass alone, and now 3.2-3.8 (int32, 2^26, H200, same run, two
+  // rounds); the group mode's rows -3.8 to +1.1 µs (48 of 52 faster), the thread mode's -0.9 to +2.8
+  // (results/NVIDIA_H200-segmented/short-pass-grid.txt, call 10).
+  __shared__ short_pass_plan block_plan;
+  if (threadIdx.x < 32) {
+    const bool dealer = blockIdx.x < dealers;
+    const short_pass_plan mine = decide_short_pass<T>(offsets, num_segments, flag, dealer, !dealer);
+    if (threadIdx.x == 0) block_plan = mine;
+  }
+  __syncthreads();
+  const short_pass_plan plan = block_plan;
   if (plan.group > 0) {
     // The lane count as a template argument: given at run time it made the loop 1.2-1.3x slower for int32 (H200,
     // results/NVIDIA_H200-segmented/short-segment-groups.txt, call 4). Two segments per group only for 4-byte values
     // (tuning::group_pass_segments).
-    // The chunks go round robin to the group mode's grid, one wave, alone: the thread mode's larger grid (past
-    // 792 x 1024 segments on a 132-SM GPU) would deal them to more blocks than are resident, and the blocks past the first wave would start
-    // their equal shares only as the first ones finished. Dealt over 1.29 waves (int32 at length 64, 2^26, on the
-    // H200: 1024 blocks where 792 are resident), the library took 90.5 µs against 79.2 over one wave, same run
-    // (results/NVIDIA_H200-segmented/short-pass-grid.txt, call 2; tuning.hpp, group_pass_blocks_per_sm).
-    const long long dealers = flag.group_grid > 0 && flag.group_grid < gridDim.x ? flag.group_grid : gridDim.x;
-    if (blockIdx.x >= dealers) return;
     constexpr int lanes = tuning::group_pass_lanes;
     const long long m = plan.max_length;
     if constexpr (sizeof(T) <= 4) {
