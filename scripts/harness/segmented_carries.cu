@@ -718,7 +718,7 @@ __global__ void __launch_bounds__(256, 6)
     group_decided(const value_t* __restrict__ in, const long long* __restrict__ offsets, long long S,
                   value_t* __restrict__ out, seg::kernels::short_pass_flag flag) {
   namespace k = seg::kernels;
-  k::short_pass_plan plan;
+  k::short_pass_plan plan{};
   if constexpr (Warp0) {
     __shared__ k::short_pass_plan shared_plan;
     if (threadIdx.x < 32) {

@@ -57,11 +57,13 @@ __host__ __device__ constexpr bool short_pass_launches(long long segments, long 
 ///   group mode (an average from group_pass_min_average to group_pass_max_average, enough segments to fill the device,
 ///     and the elements evenly spread): `group` lanes per segment, per_group segments of each group at once.
 ///   neither: max_length 0, the merge-path pass does everything.
+/// No member initializers: the short pass hands it to its block through __shared__ memory, which takes no constructor;
+/// short_pass_plan{} is the plan of neither.
 struct short_pass_plan {
-  int per_thread = 0;
-  int group = 0;
-  int per_group = 0;  // group mode: segments per group at once (1 or 2)
-  long long max_length = 0;  // the longest segment the pass writes; a longer one is handed back
+  int per_thread;
+  int group;
+  int per_group;  // group mode: segments per group at once (1 or 2)
+  long long max_length;  // the longest segment the pass writes; a longer one is handed back
 };
 
 /// The plan from the element and segment counts and the threads the device holds at once (`device_threads`, 0: no
@@ -69,7 +71,7 @@ struct short_pass_plan {
 template <std::size_t ValueBytes>
 __host__ __device__ __forceinline__ short_pass_plan plan_short_pass(long long elements, long long segments,
                                                                     long long device_threads) {
-  short_pass_plan plan;
+  short_pass_plan plan{};
   if (segments <= 0) return plan;
   const long long average = elements / segments;
   constexpr long long thread_max = tuning::short_pass_max_average(ValueBytes);
