@@ -146,23 +146,29 @@ struct short_pass_flag {
   long long group_grid = 0;
 };
 
-/// The plan both passes follow for a launch of num_segments segments (every lane of the warp calls it, converged). The
-/// merge-path pass calls it as it is; the short pass's blocks (short_segments below) with `speculative`, which issues
-/// the spread check's reads with offsets[0] and offsets[S], before the plan says whether they are needed, so that the
-/// decision is one round trip to memory rather than two, or with `leave_group` (a block past the group mode's grid):
-/// no plan where the group mode would take the launch, and no spread check, since such a block has nothing to do in
-/// that mode, nor where the check refuses it.
+/// How decide_short_pass reads the spread check's 33 offsets:
+///   after_plan  once offsets[0] and offsets[S] say the group mode may take the launch: two round trips (the
+///               merge-path pass);
+///   with_plan   issued with those two, before the plan says whether they are needed: one round trip (the short pass's
+///               blocks in the group mode's grid);
+///   none        not at all, and no plan where the group mode would take the launch: a block past the group mode's
+///               grid has nothing to do in that mode, nor where the check refuses it.
+enum class spread_reads { after_plan, with_plan, none };
+
+/// The plan both passes follow for a launch of num_segments segments (every lane of the warp calls it, converged).
 template <class T, class OffsetT>
 __device__ __forceinline__ short_pass_plan decide_short_pass(const OffsetT* offsets, long long num_segments,
-                                                             short_pass_flag flag, bool speculative = false,
-                                                             bool leave_group = false) {
-  const spread_probe early = speculative ? load_spread_probe(offsets, num_segments) : spread_probe{};
+                                                             short_pass_flag flag,
+                                                             spread_reads reads = spread_reads::after_plan) {
+  const spread_probe early =
+      reads == spread_reads::with_plan ? load_spread_probe(offsets, num_segments) : spread_probe{};
   const long long origin = static_cast<long long>(offsets[0]);
   const long long last = static_cast<long long>(offsets[num_segments]);
   const long long elements = last > origin ? last - origin : 0;  // decreasing offsets are outside the contract
   short_pass_plan plan = plan_short_pass<sizeof(T)>(elements, num_segments, flag.device_threads);
   if (plan.group > 0) {
-    if (leave_group || !evenly_spread(speculative ? early : load_spread_probe(offsets, num_segments), elements))
+    if (reads == spread_reads::none ||
+        !evenly_spread(reads == spread_reads::with_plan ? early : load_spread_probe(offsets, num_segments), elements))
       plan = short_pass_plan{};
   }
   return plan;
@@ -311,7 +317,8 @@ __global__ void __launch_bounds__(short_pass_threads, tuning::short_pass_min_blo
   __shared__ short_pass_plan block_plan;
   if (threadIdx.x < 32) {
     const bool dealer = blockIdx.x < dealers;
-    const short_pass_plan mine = decide_short_pass<T>(offsets, num_segments, flag, dealer, !dealer);
+    const short_pass_plan mine =
+        decide_short_pass<T>(offsets, num_segments, flag, dealer ? spread_reads::with_plan : spread_reads::none);
     if (threadIdx.x == 0) block_plan = mine;
   }
   __syncthreads();
