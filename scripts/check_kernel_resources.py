@@ -14,12 +14,13 @@ a harness's or a ladder variant's and is not checked), from `cuobjdump --dump-re
     in units of 256, i.e. per thread in multiples of 8) as the kernel's __launch_bounds__ minimum asks; the kernel's
     name states that minimum (reduce_runs<Threads, Items, MinBlocks, ...>, from tuning::by_key_min_blocks);
   - a minimum of at least MIN_BLOCKS: the fewest any row of tuning.hpp's by_key_shapes asks (min_warps x 32 /
-    by_key_threads; 3 since stop 38, for 12-byte pairs of number values; the others ask 4), so that a kernel bound
-    to fewer blocks than the tuning states fails;
+    by_key_threads; 4 since stop 46, for 12-byte pairs of number values and for structs; 4-byte pairs ask 5), so
+    that a kernel bound to fewer blocks than the tuning states fails;
   - a stack frame (where ptxas spills) of at most MAX_STACK bytes.
-MAX_STACK is 16: ptxas spills 4 bytes of maximum/float (an 8-byte frame, as before stop 35); larger frames were the
+MAX_STACK is 16: ptxas spilled 4 bytes of maximum/float (an 8-byte frame, before stop 35); larger frames were the
 sign of a squeezed kernel (argmax spilled 64 bytes under a 128-register cap at stop 35, the 12-byte pairs 124-152
-bytes at 26 items under 4 blocks).
+bytes at 26 items under 4 blocks before stop 46, when the guarded tile stopped setting the registers; since then no
+by-key kernel of the four built-in functors spills).
 
   python3 scripts/check_kernel_resources.py build/reducelab [--min-blocks N] [--max-stack 16] [--list]
   python3 scripts/check_kernel_resources.py --self-test    (the parsing and the arithmetic; no cuobjdump needed)

@@ -725,6 +725,37 @@ TEST(LibraryReduceByKey, RunsEndingOnAndAroundTileEdges) {
   expect_by_key_all_types(keys_of_runs(lengths), 99, "a tile ending on a run's end, then a run of one");
 }
 
+TEST(LibraryReduceByKey, FirstAndLastTilesAtEveryFill) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // Only the first and the last tile run the guarded copy of the tile (segmented/kernels/reduce_runs.cuh), which fills
+  // a partial tile to its end: one tile or several, the last one whole or holding 1, 2, 129 or all but one of its
+  // items, under runs that span the whole input, runs of one, runs of seven, and a last run begun two tiles back.
+  // Number values and affine maps have tiles of different lengths; each gets its own sizes.
+  constexpr long long tiles[] = {
+      reducelab::segmented::tuning::by_key_threads * reducelab::segmented::tuning::by_key_items<int, std::int32_t>,
+      reducelab::segmented::tuning::by_key_threads * reducelab::segmented::tuning::by_key_items<int, affine_u32>};
+  for (const long long tile : tiles) {
+    for (const long long whole : {0, 1, 3}) {
+      for (const long long last : {0LL, 1LL, 2LL, 129LL, tile - 1}) {
+        const long long n = whole * tile + last;
+        if (n == 0) continue;
+        const std::string name = "tile " + std::to_string(tile) + ", n " + std::to_string(n);
+        const std::uint64_t seed = static_cast<std::uint64_t>(n) * 4;
+        expect_by_key_all_types(keys_of_runs({n}), seed, name + ", one run");
+        expect_by_key_all_types(keys_of_runs(uniform(n, 1)), seed + 1, name + ", runs of one");
+        std::vector<long long> sevens = uniform(n / 7, 7);
+        if (n % 7 != 0) sevens.push_back(n % 7);
+        expect_by_key_all_types(keys_of_runs(sevens), seed + 2, name + ", runs of seven");
+        if (n > 2 * tile + 5) {
+          std::vector<long long> late = uniform(n - 2 * tile - 5, 1);
+          late.push_back(2 * tile + 5);
+          expect_by_key_all_types(keys_of_runs(late), seed + 3, name + ", a last run begun two tiles back");
+        }
+      }
+    }
+  }
+}
+
 TEST(LibraryReduceByKey, SameBitsEveryRun) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   // Double sums whose runs cross up to hundreds of tiles: the runs' carries are joined in a bracketing fixed by the

@@ -281,25 +281,35 @@ inline constexpr int by_key_threads = 128;
 // per thread, by pair size (sizeof(KeyT) + sizeof(T)) and by whether the value is a number or a struct (a functor over
 // a struct, argmax's (value, index) or affine maps, takes more registers per item); by_key_shape_for picks the first
 // row that fits.
-//   - Pairs up to 8 bytes (int32 keys with int32 or float values): 26 items, 16 warps (4 blocks of 128 threads), since
-//     stop 37. Without a minimum ptxas gave plus/float 139 registers at 26 items (3 blocks); with it every 8-byte-pair
-//     kernel runs at 127-128 registers, no spills, 4 blocks. (At 24 items and no minimum they ran at 96 registers, 5
-//     blocks, plus/float at 121, 4 blocks; a cap of 20 warps spilled 92-100 bytes.) 26 against 24, stop 37: in the
-//     harness (its own sum functor, H100, results/NVIDIA_H100_80GB_HBM3-segmented/by-key-items.txt) 26 and 28 were
-//     1-8 % faster than 24 for int32 values at most run lengths, 30 and 32 slower; in the library's compare, same run
-//     on the H100, 4bf90cf (24 items) against 26 items and the 4-block minimum (two rounds each, 2^24): plus/int32
-//     1.06-1.08x at runs of 1 and 0.98-1.03x at 8 and 256, plus/float 1.08-1.11x at 1 and 1.03-1.05x at 8 and 256,
-//     maximum/int32 1.07x at 1 and 1.01-1.03x elsewhere, maximum/float 1.06x at 1 and 1.00-1.02x elsewhere.
-//   - Number values in pairs of 9 to 12 bytes (int32 keys with doubles): 26 items, 12 warps (3 blocks), since stop 38.
-//     Under the 4-block bound 26 items spilled 124-152 bytes; under 3 blocks ptxas gives plus/double 168 registers and
-//     maximum/double 153, no spills. Against 24 items under 4 blocks, same run, 2^24, two rounds each
-//     (results/NVIDIA_H100_80GB_HBM3-segmented/ and results/NVIDIA_H200-segmented/by-key-12-byte-pairs.txt): H100
-//     1.05-1.08x at runs of 1, 1.02-1.03x at 256, 1.00-1.01x at 8; H200 1.11-1.14x at 1, 1.03-1.07x at 8 and 256.
+//   - Pairs up to 8 bytes (int32 keys with int32 or float values): 26 items, 20 warps (5 blocks of 128 threads), since
+//     stop 46 (below); 16 warps from stop 37. Without a minimum ptxas gave plus/float 139 registers at 26 items (3
+//     blocks); with it every 8-byte-pair kernel runs at 127-128 registers, no spills, 4 blocks. (At 24 items and no
+//     minimum they ran at 96 registers, 5 blocks, plus/float at 121, 4 blocks; a cap of 20 warps spilled 92-100 bytes.)
+//     26 against 24, stop 37: in the harness (its own sum functor, H100,
+//     results/NVIDIA_H100_80GB_HBM3-segmented/by-key-items.txt) 26 and 28 were 1-8 % faster than 24 for int32 values at
+//     most run lengths, 30 and 32 slower; in the library's compare, same run on the H100, 4bf90cf (24 items) against 26
+//     items and the 4-block minimum (two rounds each, 2^24): plus/int32 1.06-1.08x at runs of 1 and 0.98-1.03x at 8 and
+//     256, plus/float 1.08-1.11x at 1 and 1.03-1.05x at 8 and 256, maximum/int32 1.07x at 1 and 1.01-1.03x elsewhere,
+//     maximum/float 1.06x at 1 and 1.00-1.02x elsewhere.
+//   - Number values in pairs of 9 to 12 bytes (int32 keys with doubles): 26 items, 16 warps (4 blocks), since stop 46
+//     (below); 12 warps (3 blocks) from stop 38. Under the 4-block bound 26 items spilled 124-152 bytes; under 3 blocks
+//     ptxas gives plus/double 168 registers and maximum/double 153, no spills. Against 24 items under 4 blocks, same
+//     run, 2^24, two rounds each (results/NVIDIA_H100_80GB_HBM3-segmented/ and
+//     results/NVIDIA_H200-segmented/by-key-12-byte-pairs.txt): H100 1.05-1.08x at runs of 1, 1.02-1.03x at 256,
+//     1.00-1.01x at 8; H200 1.11-1.14x at 1, 1.03-1.07x at 8 and 256.
 //   - Struct values in pairs of 9 to 12 bytes (argmax's pairs, affine maps): what fits 36 KiB (24 items), 16 warps, as
 //     before. At 26 items under 3 blocks (154 and 168 registers; affine maps spill 12 bytes) argmax was 0.93-0.95x at
 //     runs of 8 and 0.98-0.99x at 256 on the H100 (0.98-0.99x at 8 on the H200), only 1.00-1.01x at 1; affine maps
 //     1.03x at 1 and 0.99-1.02x elsewhere on the H100, 1.07-1.08x at 1 on the H200 (same files).
 //   - Wider pairs: what fits 36 KiB (18 items for 16-byte pairs), 16 warps; unmeasured.
+// Stop 46: those registers had been the guarded tile's (kernels/reduce_runs.cuh), the copy that only the first and the
+// last tile run, which tested every item against n in 64 bits (126 live registers for plus/int32 where a whole tile
+// peaks at 95). Testing in the tile in 32 bits and filling a partial tile so that its loops need no test, ptxas gives
+// the 8-byte pairs 96 registers under a 5-block bound and plus/double 124, maximum/double 125 under 4, no spills
+// (argmax's and the affine maps' structs spill 178-204 bytes under 5 blocks and stay at 4). Same run on the H200,
+// b3aafd8 against it (results/NVIDIA_H200-segmented/by-key-guarded-tile.txt, `reducelab segmented compare`, two rounds
+// at 2^26 and one at 2^24, runs of 1, 8, 256 and 4096): at 2^26 int32 and float values 1.03-1.07x, doubles
+// 1.06-1.15x, argmax 1.00-1.01x, affine maps 0.99-1.01x (at 2^24 1.02-1.09x, 1.06-1.12x, 1.00-1.01x, 0.99-1.00x).
 // Stop 35 had given every pair wider than 8 bytes the 16-warp minimum (120 registers for int32 keys and doubles before
 // then, when the whole tiles lost their index tests and ptxas took plus/double to 138, one block fewer).
 // scripts/check_kernel_resources.py (CTest resources.by_key_kernels) fails a build whose by-key kernels spill more than
@@ -311,8 +321,8 @@ struct by_key_shape {
   int min_warps;               // resident warps per SM the registers must allow
 };
 inline constexpr by_key_shape by_key_shapes[] = {
-    {8, false, 26, 16},
-    {12, true, 26, 12},
+    {8, false, 26, 20},
+    {12, true, 26, 16},
     {0, false, 0, 16},
 };
 inline constexpr std::size_t by_key_tile_bytes = 36 * 1024;

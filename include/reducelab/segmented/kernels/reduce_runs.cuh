@@ -78,14 +78,14 @@ struct run_tile_storage {
   bool ends_with_tail;    // the tile's last item ends one
 };
 
-/// Tile b of the kernel below, with (Guarded) or without the per-item checks against n: only the first and the last
-/// tile need them (the first item of the input always starts a run, the last always ends one, and the last tile may
-/// be partial). Why two copies: a block spends most of its life issuing the instructions between its loads and its
-/// stores (Nsight Compute on the H100 at 961a87b: issue slots 46 % busy, 0.73 eligible warps per scheduler; results/
-/// NVIDIA_H100_80GB_HBM3-segmented/ncu-by-key-c9cd295.txt), and the 64-bit index tests of every item were a third of
-/// them: without them in whole tiles, 2^24 int32 keys and values in runs of 256 took 24.5 M warp instructions instead
-/// of 36.2 M, and the kernel ran 6-9 % faster from runs of 2 up (results/NVIDIA_H100_80GB_HBM3-segmented/
-/// by-key-whole-tiles.txt).
+/// Tile b of the kernel below, with (Guarded) or without the first and the last tile's cases: the input's first item
+/// always starts a run, its last always ends one, and the last tile may be partial. The guarded copy fills a partial
+/// tile to its end (the tile's last key, the identity) and tests its items in 32 bits, in the tile. Why two copies: a
+/// block spends most of its life issuing the instructions between its loads and its stores (Nsight Compute on the
+/// H100 at 961a87b: issue slots 46 % busy, 0.73 eligible warps per scheduler; results/NVIDIA_H100_80GB_HBM3-segmented/
+/// ncu-by-key-c9cd295.txt), and the 64-bit index tests of every item were a third of them: without them in whole
+/// tiles, 2^24 int32 keys and values in runs of 256 took 24.5 M warp instructions instead of 36.2 M, and the kernel ran
+/// 6-9 % faster from runs of 2 up (results/NVIDIA_H100_80GB_HBM3-segmented/by-key-whole-tiles.txt).
 template <bool Guarded, int Threads, int Items, class KeyT, class T, class NumRunsT, class OpT, class EqualT,
           class StorageT>
 __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, const T* __restrict__ values,
@@ -116,7 +116,7 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
     cub::LoadDirectWarpStriped(tid, values + start, v);
   } else {
     cub::LoadDirectWarpStriped(tid, keys + start, k, valid, right_edge);
-    cub::LoadDirectWarpStriped(tid, values + start, v, valid);
+    cub::LoadDirectWarpStriped(tid, values + start, v, valid, identity_of<OpT, T>());
   }
   typename StorageT::key_exchange(s.work.key_exchange).WarpStripedToBlocked(k, k);
   __syncthreads();  // the two exchanges share the storage
@@ -128,7 +128,14 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
   // Heads (a run starts at the item) and tails (a run ends at it). The same comparison, equal(key i, key i + 1),
   // makes item i a tail and item i + 1 a head.
   bool head[Items], tail[Items];
+  [[maybe_unused]] const bool ends_input = start + valid == n;  // the tile holds the input's last item
   {
+    // The fill past n starts no run and ends none (tested in 32 bits in the tile, since a caller's `equal` need not
+    // hold for a key and itself: NaNs), so the loops below need no test of their own: its identities join the input's
+    // last run after that run's tail, in the tile's total, which no later tile reads. Until stop 46 the guarded copy
+    // tested every item against n in 64 bits and skipped the fill in its loops: at 126 live registers (plus/int32;
+    // a whole tile's peak is 95) that copy, run by two tiles, set the registers, hence the resident blocks, of every
+    // tile (tuning.hpp, by_key_shapes).
     KeyT left = k[0];
     if (tid > 0) left = s.last_key[tid - 1];
     else if (start > 0) left = left_edge;
@@ -140,9 +147,9 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
       const KeyT& prev = j == 0 ? left : k[j - 1];
       const KeyT& next = j + 1 < Items ? k[j + 1] : right;
       if constexpr (Guarded) {
-        const long long i = start + first + j;
-        head[j] = i < n && (i == 0 || !equal(prev, k[j]));
-        tail[j] = i < n && (i == n - 1 || !equal(k[j], next));
+        const int i = first + j;  // in the tile
+        head[j] = i < valid && ((b == 0 && i == 0) || !equal(prev, k[j]));
+        tail[j] = i < valid && ((ends_input && i == valid - 1) || !equal(k[j], next));
       } else {
         head[j] = !equal(prev, k[j]);
         tail[j] = !equal(k[j], next);
@@ -150,23 +157,14 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
     }
   }
   if (tid == 0) s.starts_with_head = head[0];
-  if constexpr (Guarded) {
-    if (first <= valid - 1 && valid - 1 < first + Items) {
-#pragma unroll
-      for (int j = 0; j < Items; ++j) {
-        if (first + j == valid - 1) s.ends_with_tail = tail[j];
-      }
-    }
-  } else {
-    if (tid == Threads - 1) s.ends_with_tail = tail[Items - 1];
-  }
+  if (tid == Threads - 1) s.ends_with_tail = (Guarded && ends_input) || tail[Items - 1];
 
   // This thread's stretch (the run pieces of its items) and its head count, scanned over the block.
   flagged<T> mine{identity_of<OpT, T>(), false};
   int heads = 0;
 #pragma unroll
   for (int j = 0; j < Items; ++j) {
-    if (!Guarded || first + j < valid) mine = then(mine, flagged<T>{v[j], head[j]}, op);
+    mine = then(mine, flagged<T>{v[j], head[j]}, op);
     heads += head[j] ? 1 : 0;
   }
   int heads_before = 0, tile_heads = 0;
@@ -216,9 +214,6 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
   int heads_so_far = heads_before;
 #pragma unroll
   for (int j = 0; j < Items; ++j) {
-    if constexpr (Guarded) {
-      if (first + j >= valid) break;
-    }
     running = then(running, flagged<T>{v[j], head[j]}, op);
     if (head[j]) {
       s.work.out.keys[heads_so_far] = k[j];
