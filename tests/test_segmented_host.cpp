@@ -367,14 +367,14 @@ TEST(ReduceByKeyTuning, ShapeFollowsThePairSize) {
   struct sixteen_bytes {
     double a, b;
   };
-  // Up to 8 bytes: 26 items, 4 resident blocks of 128 threads.
+  // Up to 8 bytes: 26 items, 5 resident blocks of 128 threads (since stop 46).
   EXPECT_EQ((tuning::by_key_items<std::int32_t, std::int32_t>), 26);
   EXPECT_EQ((tuning::by_key_items<std::int32_t, float>), 26);
-  EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, float>(128)), 4);
-  // 9 to 12 bytes with a number value (int32 keys with doubles): 26 items, 3 blocks.
+  EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, float>(128)), 5);
+  // 9 to 12 bytes with a number value (int32 keys with doubles): 26 items, 4 blocks (since stop 46).
   EXPECT_EQ((tuning::by_key_items<std::int32_t, double>), 26);
-  EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, double>(128)), 3);
-  EXPECT_EQ((tuning::by_key_min_blocks<std::int64_t, std::int32_t>(128)), 3);
+  EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, double>(128)), 4);
+  EXPECT_EQ((tuning::by_key_min_blocks<std::int64_t, std::int32_t>(128)), 4);
   // 9 to 12 bytes with a struct value (argmax's pairs, affine maps): what fits 36 KiB (24 items), 4 blocks.
   EXPECT_EQ((tuning::by_key_items<std::int32_t, fn::value_index<float, std::uint32_t>>), 24);
   EXPECT_EQ((tuning::by_key_min_blocks<std::int32_t, fn::value_index<float, std::uint32_t>>(128)), 4);

@@ -305,7 +305,7 @@ inline constexpr int by_key_threads = 128;
 // Stop 46: those registers had been the guarded tile's (kernels/reduce_runs.cuh), the copy that only the first and the
 // last tile run, which tested every item against n in 64 bits (126 live registers for plus/int32 where a whole tile
 // peaks at 95). Testing in the tile in 32 bits and filling a partial tile so that its loops need no test, ptxas gives
-// the 8-byte pairs 96 registers under a 5-block bound and plus/double 124, maximum/double 125 under 4, no spills
+// the 8-byte pairs 96 registers under a 5-block bound and plus/double 128, maximum/double 127 under 4, no spills
 // (argmax's and the affine maps' structs spill 178-204 bytes under 5 blocks and stay at 4). Same run on the H200,
 // b3aafd8 against it (results/NVIDIA_H200-segmented/by-key-guarded-tile.txt, `reducelab segmented compare`, two rounds
 // at 2^26 and one at 2^24, runs of 1, 8, 256 and 4096): at 2^26 int32 and float values 1.03-1.07x, doubles
