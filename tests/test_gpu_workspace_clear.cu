@@ -29,6 +29,7 @@
 #include <string>
 #include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 namespace workspace_clear_test {  // named: an unnamed one makes nvcc warn about the unread `commutative` member
@@ -136,11 +137,33 @@ TEST(LibraryWorkspaceDeathTest, HostResultSurvivesALegacyStreamReleasedMidKernel
 }
 
 #ifdef REDUCELAB_CONCURRENT_HANG
+namespace workspace_clear_test {
+
+/// The helper beside this test binary (the build puts both in one folder, and a copy of the build taken elsewhere
+/// keeps them together), else where CMake built it. Stop 46: binaries built in another folder and carried to the GPU
+/// machine failed this test with "sh: 1: <build path>/concurrent_hang: not found" four times.
+std::string concurrent_hang_path() {
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length > 0) {
+    std::string beside(self, static_cast<std::size_t>(length));
+    beside.erase(beside.find_last_of('/') + 1);
+    beside += "concurrent_hang";
+    if (access(beside.c_str(), X_OK) == 0) return beside;
+  }
+  return REDUCELAB_CONCURRENT_HANG;
+}
+
+}  // namespace workspace_clear_test
+
 TEST(LibraryWorkspace, FourProcessesOnNewStreamsAllFinish) {
   REDUCELAB_SKIP_WITHOUT_GPU();
+  const std::string helper = workspace_clear_test::concurrent_hang_path();
+  ASSERT_EQ(access(helper.c_str(), X_OK), 0)
+      << "the helper " << helper << " (CMake target concurrent_hang) is missing beside test_gpu and where it was built";
   std::vector<FILE*> children;
   for (int seed = 1; seed <= 4; ++seed) {
-    const std::string command = std::string(REDUCELAB_CONCURRENT_HANG) + " fresh 5 " + std::to_string(seed) + " 2>&1";
+    const std::string command = helper + " fresh 5 " + std::to_string(seed) + " 2>&1";
     FILE* p = popen(command.c_str(), "r");
     ASSERT_NE(p, nullptr) << command;
     children.push_back(p);
