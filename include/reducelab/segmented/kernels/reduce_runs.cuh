@@ -24,7 +24,9 @@
 // about two of three cycles no warp of an SM's 16 can issue; they wait on loads and look-back polls, or at a barrier
 // for the block's slowest warp). Three barriers fewer (the transposes' and the scans' storage side by side) changed
 // nothing measurable, and the two look-backs at once, a warp each, gained 0-4 % for 4-byte values and lost 2-3 % for
-// affine maps: results/NVIDIA_H100_80GB_HBM3-segmented/by-key-stalls.txt.
+// affine maps: results/NVIDIA_H100_80GB_HBM3-segmented/by-key-stalls.txt. More resident warps do help: 20 instead of
+// 16 for 8-byte pairs and 16 instead of 12 for doubles, once the guarded tile stopped setting the registers (stop 46,
+// reduce_run_tile below), were 2-11 % faster on both GPUs (results/NVIDIA_H200-segmented/by-key-guarded-tile.txt).
 #pragma once
 
 #include "reducelab/block/block_reduce.cuh"
