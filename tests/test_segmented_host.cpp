@@ -329,6 +329,23 @@ TEST(JudgeSegments, ReportsTheFirstFailingSegment) {
                                                         std::vector<fn::affine32>{{6, 1}}).ok));
 }
 
+TEST(JudgeSegments, TheFirstFailingSegmentAmongManyIsTheOneReported) {
+  // judge_segments judges the segments in parallel (OpenMP, chunks of 4096 segments); whichever thread finds a
+  // failure first, the verdict must name the lowest failing segment, with that segment's values.
+  const auto layout = seg::parse_layout("uniform:3", 3 * 100'000, 1);
+  std::vector<std::int32_t> x(layout.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::int32_t>(i % 97);
+  auto got = seg::segmented_reference<fn::plus>(x.data(), layout.offsets.data(), layout.num_segments());
+  EXPECT_TRUE((seg::judge_segments<fn::plus>(x.data(), layout.offsets.data(), layout.num_segments(), got).ok));
+  const std::int32_t want = got[70'001];
+  for (std::size_t bad : {99'999, 70'001, 81'920, 70'002}) got[bad] += 1;
+  const auto verdict = seg::judge_segments<fn::plus>(x.data(), layout.offsets.data(), layout.num_segments(), got);
+  EXPECT_FALSE(verdict.ok);
+  EXPECT_EQ(verdict.segment, 70'001u);
+  EXPECT_EQ(verdict.detail.got, std::to_string(want + 1));
+  EXPECT_EQ(verdict.detail.want, std::to_string(want));
+}
+
 TEST(JudgeSegments, FloatSegmentsUseTheFunctorsBound) {
   const auto layout = seg::parse_layout("zipf:1.1", 1 << 16, 4);
   std::vector<float> x(layout.size());
