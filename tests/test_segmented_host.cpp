@@ -1,6 +1,7 @@
 // CPU: segment layouts, the offsets contract, and the segmented / keyed host references (issue 13, host side).
 #include "functors/affine_compose.cuh"
 #include "functors/argmax.cuh"
+#include "comparisons/segmented/input_cache.hpp"
 #include "functors/plus.cuh"
 #include "lab/segmented/host/layouts.hpp"
 #include "lab/segmented/host/offsets_check.hpp"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -305,6 +307,39 @@ TEST(ReduceByKeyReference, AgreesWithTheSegmentedReferenceOnLayoutKeys) {
   for (std::size_t i = 0; i < layout.num_segments(); ++i)
     if (layout.offsets[i + 1] > layout.offsets[i]) non_empty.push_back(per_segment[i]);
   EXPECT_EQ(by_key.values, non_empty);
+}
+
+TEST(SegmentedInputCache, KeepsADrawForItsLayoutsWithinItsBudget) {
+  // segmented check and compare open each case once per layout, with the same values for every layout of a size.
+  using seg::tool::input_cache;
+  const auto same_values = [](const auto& got, const auto& want) {
+    return got.size() == want.size() && std::memcmp(got.data(), want.data(), want.size() * sizeof(want[0])) == 0;
+  };
+  constexpr std::size_t n = 1000;
+  input_cache cache(3 * n * sizeof(double));
+  const auto a = cache.values<fn::plus, double>(n, 1);
+  EXPECT_TRUE(same_values(*a, reducelab::make_inputs<fn::plus, double>(reducelab::input_kind::random, n, 1)));
+  EXPECT_EQ((cache.values<fn::plus, double>(n, 1)), a);            // the same array again
+  const auto b = cache.values<fn::plus, double>(n, 2);           // another seed: another draw
+  const auto c = cache.values<fn::plus, std::int64_t>(n, 1);     // another type: another draw
+  EXPECT_NE(b, a);
+  EXPECT_EQ(cache.kept_arrays(), 3u);
+  EXPECT_EQ(cache.kept_bytes(), 3 * n * sizeof(double));
+  EXPECT_EQ((cache.values<fn::plus, double>(n, 1)), a);            // a used last: b is now the least recent
+  const auto d = cache.values<fn::plus, double>(n, 3);           // over the budget: b goes
+  EXPECT_EQ(cache.kept_arrays(), 3u);
+  EXPECT_EQ((cache.values<fn::plus, double>(n, 1)), a);
+  EXPECT_EQ((cache.values<fn::plus, std::int64_t>(n, 1)), c);
+  const auto b_again = cache.values<fn::plus, double>(n, 2);     // drawn again, the same values
+  EXPECT_NE(b_again, b);
+  EXPECT_TRUE(same_values(*b_again, *b));
+  // An array larger than the whole budget is drawn and handed out, never kept.
+  const auto big = cache.values<fn::plus, double>(4 * n, 1);
+  EXPECT_EQ(big->size(), 4 * n);
+  EXPECT_EQ(cache.kept_arrays(), 3u);
+  EXPECT_LE(cache.kept_bytes(), 3 * n * sizeof(double));
+  EXPECT_NE((cache.values<fn::plus, double>(4 * n, 1)), big);
+  (void)d;
 }
 
 TEST(JudgeSegments, ReportsTheFirstFailingSegment) {

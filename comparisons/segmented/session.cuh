@@ -10,6 +10,7 @@
 
 #include "comparisons/segmented/bytes_moved.hpp"
 #include "comparisons/segmented/cases.hpp"
+#include "comparisons/segmented/input_cache.hpp"
 #include "comparisons/segmented_baselines.cuh"
 #include "lab/core/device_buffer.hpp"
 #include "lab/core/value_traits.hpp"
@@ -77,7 +78,7 @@ void accept_cub_builtin_empty(std::vector<T>& got, const std::vector<offset_t>& 
 
 template <class OpT, class T>
 struct segmented_buffers {
-  host_array<T> x;
+  std::shared_ptr<const host_array<T>> x;  // case_values(): the same array for every layout of a size
   std::vector<offset_t> offsets;
   device_buffer in, d_offsets, out;
   std::vector<std::shared_ptr<device_buffer>> workspaces;
@@ -87,8 +88,8 @@ template <class OpT, class T>
 case_session open_segmented(const segment_layout& layout, std::uint64_t seed) {
   const std::size_t n = layout.size(), segments = layout.num_segments();
   auto b = std::make_shared<segmented_buffers<OpT, T>>(
-      segmented_buffers<OpT, T>{make_inputs<OpT, T>(input_kind::random, n, seed), layout.offsets, {}, {}, {}, {}});
-  b->in = upload(b->x.data(), n * sizeof(T));
+      segmented_buffers<OpT, T>{case_values().values<OpT, T>(n, seed), layout.offsets, {}, {}, {}, {}});
+  b->in = upload(b->x->data(), n * sizeof(T));
   b->d_offsets = upload(b->offsets.data(), b->offsets.size() * sizeof(offset_t));
   b->out = device_buffer(segments * sizeof(T));
   auto* raw = b.get();
@@ -109,7 +110,7 @@ case_session open_segmented(const segment_layout& layout, std::uint64_t seed) {
       CUDA_TRY(cudaStreamSynchronize(stream));
       std::vector<T> got = copy_back<T>(raw->out, segments);
       if (accept_builtin_empty) accept_cub_builtin_empty<OpT, T>(got, raw->offsets);
-      return verdict_of<OpT, T>(judge_segments<OpT, T, offset_t>(raw->x.data(), raw->offsets.data(), segments, got),
+      return verdict_of<OpT, T>(judge_segments<OpT, T, offset_t>(raw->x->data(), raw->offsets.data(), segments, got),
                                 raw->offsets, "segment");
     };
     s.backends.push_back(std::move(r));
@@ -163,7 +164,7 @@ case_session open_segmented(const segment_layout& layout, std::uint64_t seed) {
 
 template <class OpT, class T>
 struct by_key_buffers {
-  host_array<T> x;
+  std::shared_ptr<const host_array<T>> x;  // case_values(): the same array for every layout of a size
   std::vector<key_t> keys;
   std::vector<offset_t> runs;  // run i is [runs[i], runs[i+1]): the layout's non-empty segments
   device_buffer d_keys, in, unique_out, values_out, num_runs;
@@ -174,12 +175,12 @@ template <class OpT, class T>
 case_session open_by_key(const segment_layout& layout, std::uint64_t seed) {
   const std::size_t n = layout.size();
   auto b = std::make_shared<by_key_buffers<OpT, T>>(by_key_buffers<OpT, T>{
-      make_inputs<OpT, T>(input_kind::random, n, seed), keys_from_layout(layout), {0}, {}, {}, {}, {}, {}, {}});
+      case_values().values<OpT, T>(n, seed), keys_from_layout(layout), {0}, {}, {}, {}, {}, {}, {}});
   for (std::size_t i = 0; i < layout.num_segments(); ++i)
     if (layout.offsets[i + 1] > layout.offsets[i]) b->runs.push_back(layout.offsets[i + 1]);
   const std::size_t runs = b->runs.size() - 1;
   b->d_keys = upload(b->keys.data(), n * sizeof(key_t));
-  b->in = upload(b->x.data(), n * sizeof(T));
+  b->in = upload(b->x->data(), n * sizeof(T));
   b->unique_out = device_buffer(n * sizeof(key_t));
   b->values_out = device_buffer(n * sizeof(T));
   b->num_runs = device_buffer(sizeof(std::int64_t));
@@ -211,7 +212,7 @@ case_session open_by_key(const segment_layout& layout, std::uint64_t seed) {
           return {false, "run " + std::to_string(i) + ": key " + std::to_string(got_keys[i]) + ", want " +
                              std::to_string(raw->keys[raw->runs[i]])};
       (void)n;
-      return verdict_of<OpT, T>(judge_segments<OpT, T, offset_t>(raw->x.data(), raw->runs.data(), runs,
+      return verdict_of<OpT, T>(judge_segments<OpT, T, offset_t>(raw->x->data(), raw->runs.data(), runs,
                                                                  copy_back<T>(raw->values_out, runs)),
                                 raw->runs, "run");
     };
