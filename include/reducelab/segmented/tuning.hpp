@@ -303,7 +303,7 @@ inline constexpr int by_key_threads = 128;
 //     1.03x at 1 and 0.99-1.02x elsewhere on the H100, 1.07-1.08x at 1 on the H200 (same files).
 //   - Wider pairs: what fits 36 KiB (18 items for 16-byte pairs), 16 warps; unmeasured.
 // Stop 46: those registers had been the guarded tile's (kernels/reduce_runs.cuh), the copy that only the first and the
-// last tile run, which tested every item against n in 64 bits (126 live registers for plus/int32 where a whole tile
+// last tile run, which tested every item against n in 64 bits (126 live registers for an int32 sum where a whole tile
 // peaks at 95). Testing in the tile in 32 bits and filling a partial tile so that its loops need no test, ptxas gives
 // the 8-byte pairs 96 registers under a 5-block bound and plus/double 128, maximum/double 127 under 4, no spills
 // (argmax's and the affine maps' structs spill 178-204 bytes under 5 blocks and stay at 4). Same run on the H200,

@@ -135,7 +135,7 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
     // The fill past n starts no run and ends none (tested in 32 bits in the tile, since a caller's `equal` need not
     // hold for a key and itself: NaNs), so the loops below need no test of their own: its identities join the input's
     // last run after that run's tail, in the tile's total, which no later tile reads. Until stop 46 the guarded copy
-    // tested every item against n in 64 bits and skipped the fill in its loops: at 126 live registers (plus/int32;
+    // tested every item against n in 64 bits and skipped the fill in its loops: at 126 live registers (an int32 sum;
     // a whole tile's peak is 95) that copy, run by two tiles, set the registers, hence the resident blocks, of every
     // tile (tuning.hpp, by_key_shapes).
     KeyT left = k[0];
