@@ -14,7 +14,7 @@ a harness's or a ladder variant's and is not checked), from `cuobjdump --dump-re
     in units of 256, i.e. per thread in multiples of 8) as the kernel's __launch_bounds__ minimum asks; the kernel's
     name states that minimum (reduce_runs<Threads, Items, MinBlocks, ...>, from tuning::by_key_min_blocks);
   - a minimum of at least MIN_BLOCKS: the fewest any row of tuning.hpp's by_key_shapes asks (min_warps x 32 /
-    by_key_threads; 4 since stop 46, for 12-byte pairs of number values and for structs; 4-byte pairs ask 5), so
+    by_key_threads; 4 since stop 46, for 12-byte pairs of number values and for structs; pairs up to 8 bytes ask 5), so
     that a kernel bound to fewer blocks than the tuning states fails;
   - a stack frame (where ptxas spills) of at most MAX_STACK bytes.
 MAX_STACK is 16: ptxas spilled 4 bytes of maximum/float (an 8-byte frame, before stop 35); larger frames were the
