@@ -339,7 +339,8 @@ TEST(LibrarySegmentedReduce, ShortPassLinesAndItsHandBack) {
 // elements per segment (8-byte values: to 512), with enough segments to fill the device and the elements evenly spread,
 // go to groups of 8 lanes (two segments per group at once for 4-byte values below 128). Uniform lengths at each line;
 // lengths that vary within a warp (the warp steps to its longest); segments past the plan's max_length among
-// group-mode ones (handed back to the merge-path pass, which skips the others); a giant that the spread check refuses.
+// group-mode ones (handed back to the merge-path pass, which skips the others); a giant that the spread check refuses
+// (for affine maps, the one functor here that is not commutative; the others hand it back).
 TEST(LibrarySegmentedReduce, GroupModeShapesAndItsHandBack) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   for (long long len : {31LL, 32LL, 127LL, 128LL, 129LL, 255LL, 256LL, 512LL, 513LL, 1024LL, 1025LL}) {
@@ -360,8 +361,9 @@ TEST(LibrarySegmentedReduce, GroupModeShapesAndItsHandBack) {
   for (std::size_t i = 17; i < handed_back.size(); i += 5000) handed_back[i] = 5000;
   handed_back.back() = 1 << 17;
   expect_layout(consecutive(handed_back, "lengths 30..98 with some of 5000"), true, 93);
-  // Segments of 32 around one of 2^22: the stretch that holds it is over 4 times its share, so the merge-path pass takes
-  // the launch.
+  // Segments of 32 around one of 2^22: the stretch that holds it is over 4 times its share, so for affine maps the
+  // merge-path pass takes the launch; for the commutative functors the group mode takes the segments of 32 and hands
+  // the giant back.
   std::vector<long long> giant(200'000, 32);
   giant[100'000] = std::int64_t{1} << 22;
   expect_layout(consecutive(giant, "a giant among segments of 32"), true, 94);

@@ -713,6 +713,8 @@ void occ6_rows(const value_t* in, const long long* offsets, long long S, value_t
 /// the 33 offsets of the spread check), in every warp as the library's short pass takes it (gdecide) or in warp 0
 /// alone, with both its round trips' reads issued at once and the plan passed to the block through shared memory
 /// (gdecide_warp0): what the decision costs the group loop, apart from the merge-path pass launched behind it.
+/// (Since stop 47 the library asks for the spread check only for a functor that is not commutative, and this
+/// harness's plus_int is commutative: gdecide no longer reads the 33 offsets.)
 template <bool Warp0>
 __global__ void __launch_bounds__(256, 6)
     group_decided(const value_t* __restrict__ in, const long long* __restrict__ offsets, long long S,
@@ -733,7 +735,7 @@ __global__ void __launch_bounds__(256, 6)
     __syncthreads();
     plan = shared_plan;
   } else {
-    plan = k::decide_short_pass<value_t>(offsets, S, flag);
+    plan = k::decide_short_pass<value_t, plus_int>(offsets, S, flag);
   }
   if (plan.group == 0) return;
   constexpr int groups = 256 / 8;

@@ -219,8 +219,9 @@ inline constexpr int short_pass_min_blocks = 6;
 // group_pass_loads consecutive elements per lane, group_pass_segments segments per group at once; a segment longer
 // than group_pass_max_steps steps and than twice the average is handed back to the merge-path pass. It also needs
 // segments x lanes of at least a group_pass_min_fill-th of the threads the device holds, and no one of 32 equal
-// stretches of segments holding more than group_pass_max_skew times its share of the elements (a giant among tiny ones
-// stays with the merge-path pass).
+// stretches of segments holding more than group_pass_max_skew times its share of the elements, for a functor that is
+// not commutative (a giant among tiny ones then stays with the merge-path pass; a commutative functor's giant is handed
+// back since stop 47: kernels/short_segments.cuh, group_pass_checks_spread).
 // Stop 44, same runs on the H200 (scripts/harness/segmented_carries.cu; results/NVIDIA_H200-segmented/
 // short-segment-groups.txt). The group loop told its shape by the host (rows groupGxUkKbB, 40 shapes, call 2), the best
 // shape against the merge-path pass alone, int32 at 2^26: lengths 24, 32, 64, 128, 256, 1024, 4096 83.0 / 78.3 / 72.5 /

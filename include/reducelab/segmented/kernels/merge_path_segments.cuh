@@ -50,7 +50,7 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
   // its plan's max_length elements: wait for it to finish, and leave unless it met a longer one; then walk the path as
   // always, but leave its segments alone (neither read nor written: segment_source::short_pass_owns).
   if (short_pass.word != nullptr) {
-    const short_pass_plan plan = decide_short_pass<T>(offsets, src.num_segments, short_pass);
+    const short_pass_plan plan = decide_short_pass<T, OpT>(offsets, src.num_segments, short_pass);
     if (plan.max_length > 0) {
       wait_for_prerequisite_grid();
       if (*static_cast<volatile const unsigned long long*>(short_pass.word) != short_pass.epoch) return;
