@@ -1,6 +1,6 @@
 // Same-run harness for reducelab::reduce_by_key: the one-pass kernel (segmented/kernels/reduce_runs.cuh) in a few
 // tile shapes, against the library's entry and CUB. Not part of the build or of the tests; what it printed is in
-// results/NVIDIA_H100_80GB_HBM3-segmented/reduce-by-key-one-pass.txt.
+// results/NVIDIA_H100_80GB_HBM3-segmented/reduce-by-key-one-pass.txt (and by-key-longer-tiles.txt, stop 47).
 //
 //   library      reducelab::reduce_by_key (printed as three_pass in the runs at e1e917b, when the entry was the
 //                three-pass path: DeviceSelect of the run heads, a key gather, the merge-path pass over the offsets)
@@ -133,13 +133,14 @@ int main(int argc, char** argv) {
 #if HARNESS_VALUE_BYTES <= 4
       // Stop 46's lead for 8-byte pairs: more resident blocks for smaller tiles, now that the guarded tile no longer
       // sets the registers. ptxas (sm_90, this harness's sum): 20 items under 6 blocks 80 registers, no spills; 22
-      // and 24 spill 16 and 48 bytes; 26 under 5 (the library's shape) 96, none. Unmeasured when added.
+      // and 24 spill 16 and 48 bytes; 26 under 5 (the library's shape) 96, none. Measured at stop 47 with the rows
+      // below (results/NVIDIA_H100_80GB_HBM3-segmented/by-key-longer-tiles.txt): rejected.
       {"one_pass_128x20b6", one_pass<128, 20, 6>},
       {"one_pass_128x22b6", one_pass<128, 22, 6>},
       {"one_pass_128x24b6", one_pass<128, 24, 6>},
       {"one_pass_128x26b5", one_pass<128, 26, 5>},
       // Stop 47: the other way, longer tiles under 4 blocks (128 x 20 under 6 was 1.05-1.10x slower than the library
-      // at 2^26 on the H100, and 128 x 28 under 5 1.03-1.05x faster from runs of 8 up).
+      // at 2^26 on the H100; 128 x 28 under 5 0-5 % faster at 2^26 and 0-5 % slower at 2^24, by machine).
       {"one_pass_128x32b4", one_pass<128, 32, 4>},
       {"one_pass_128x36b4", one_pass<128, 36, 4>},
       {"one_pass_128x40b4", one_pass<128, 40, 4>},

@@ -163,7 +163,10 @@ enum class spread_reads { after_plan, with_plan, none };
 /// results/NVIDIA_H100_80GB_HBM3-segmented/giant-hand-back.txt), c56713d (every functor checked) against the check
 /// off, two rounds: at 2^26 plus and maximum over int32 and float 1.06-1.08x faster, over double 1.05x, argmax 1.07-
 /// 1.08x, but affine_compose 0.98x; zipf:1.2, uniform:32 and uniform:256 within 2 % either way (their stretches are
-/// even); at 2^24 the giant's tiny segments average 8, the thread mode's, and nothing changed.
+/// even); at 2^24 the giant's tiny segments average 8, the thread mode's, and nothing changed. With the check kept for
+/// affine_compose (same file, and results/NVIDIA_H200-segmented/giant-hand-back.txt): on the H100 the same, affine
+/// 1.00x; on the H200 int32 and float values 1.01-1.05x, argmax 1.04x, but doubles 0.96-0.98x (not measured why; the
+/// giant is then streamed by the part of the merge-path grid that covers it, about half).
 template <class OpT>
 inline constexpr bool group_pass_checks_spread = !is_commutative_v<OpT>;
 
