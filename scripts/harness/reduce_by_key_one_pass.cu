@@ -19,10 +19,11 @@
 //                   (-DHARNESS_VALUE=double -DHARNESS_VALUE_BYTES=8 for double values)
 //   run:            ./reduce_by_key_one_pass [LENGTHS] [SAMPLES] [VARIANTS]
 //
-// 2^24 int32 keys and 2^24 values (HARNESS_LOG2N sets another power of two, HARNESS_N any n; int32, or -DHARNESS_VALUE=double), plus. LENGTHS: uniform run lengths, or -1
-// (random lengths 1..64) and -2 (random lengths 1..3000). Cold: a 256 MiB memset and read between samples; CUDA
-// events around each call; the median of SAMPLES after one unrecorded call, whose output (keys, values, count) is
-// checked against the host. % of peak counts keys and values in, the runs' keys and values out.
+// 2^24 int32 keys and 2^24 values (HARNESS_LOG2N sets another power of two, HARNESS_N any n; int32, or
+// -DHARNESS_VALUE=double), plus. LENGTHS: uniform run lengths, or -1 (random lengths 1..64) and -2 (random lengths
+// 1..3000). Cold: a 256 MiB memset and read between samples; CUDA events around each call; the median of SAMPLES
+// after one unrecorded call, whose output (keys, values, count) is checked against the host. % of peak counts keys
+// and values in, the runs' keys and values out.
 #include "harness_common.cuh"
 #include "reducelab/segmented_reduce.cuh"
 
@@ -80,8 +81,9 @@ void one_pass(const io& a) {
 
 int main(int argc, char** argv) {
   // HARNESS_LOG2N=26: 2^26 pairs instead of 2^24; HARNESS_N: any n
-  const long long n = std::getenv("HARNESS_N") ? std::atoll(std::getenv("HARNESS_N"))
-                                               : 1LL << (std::getenv("HARNESS_LOG2N") ? std::atoi(std::getenv("HARNESS_LOG2N")) : 24);
+  const char* log2n = std::getenv("HARNESS_LOG2N");
+  const char* any_n = std::getenv("HARNESS_N");
+  const long long n = any_n ? std::atoll(any_n) : 1LL << (log2n ? std::atoi(log2n) : 24);
   std::vector<long long> lengths = {1, 2, 8, 32, 256, 4096, 1LL << 20, -1, -2};
   if (argc > 1 && std::string(argv[1]) != "all") {
     lengths.clear();

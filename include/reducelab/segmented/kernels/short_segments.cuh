@@ -16,15 +16,16 @@
 //
 // The host knows the segment count but not the element count, so both kernels decide on the device, with
 // decide_short_pass below (offsets[0], offsets[num_segments], and for the group mode with a functor that is not
-// commutative 33 offsets that tell whether the elements are evenly spread): the same reads and arithmetic in both, so
-// they always agree. When the pass takes the launch, it writes every segment of at most the plan's max_length
+// commutative 33 offsets that tell whether the elements are evenly spread): the same reads and arithmetic in both,
+// so they always agree. When the pass takes the launch, it writes every segment of at most the plan's max_length
 // elements, and marks the launch in `flag` if it met a longer one; the merge-path pass then waits for it (a
 // programmatic dependent launch on sm_90: it is launched while this pass runs, and waits only in this case) and runs
-// only if the flag holds this launch's epoch: then it walks the path as always but neither reads nor writes the segments this pass wrote (segment_source::short_pass_owns), so a
-// long segment among short ones costs a second read of the offsets, not of the values. Otherwise this pass's blocks
-// read a few offsets and leave, and the merge-path pass does not wait. Every segment is folded in input order (by one
-// thread, or by a group in lane order), so any functor, and every segment is written by one of the two passes, chosen
-// by the launch's plan and its own length: the same bits on every run.
+// only if the flag holds this launch's epoch: then it walks the path as always but neither reads nor writes the
+// segments this pass wrote (segment_source::short_pass_owns), so a long segment among short ones costs a second read
+// of the offsets, not of the values. Otherwise this pass's blocks read a few offsets and leave, and the merge-path
+// pass does not wait. Every segment is folded in input order (by one thread, or by a group in lane order), so any
+// functor, and every segment is written by one of the two passes, chosen by the launch's plan and its own length:
+// the same bits on every run.
 #pragma once
 
 #include "reducelab/core/traits.hpp"
