@@ -72,11 +72,10 @@ struct io {
   cudaStream_t stream;
 };
 
-/// The library's kernel at Threads x Items; MinBlocks, if given, replaces the tuning's __launch_bounds__ minimum;
-/// BlockedLoads: whole tiles load each thread's own items in vectors (kernels/reduce_runs.cuh, stop 47).
-template <int Threads, int Items, int MinBlocks = 0, bool BlockedLoads = false>
+/// The library's kernel at Threads x Items; MinBlocks, if given, replaces the tuning's __launch_bounds__ minimum.
+template <int Threads, int Items, int MinBlocks = 0>
 void one_pass(const io& a) {
-  reducelab::segmented::detail::reduce_runs_one_pass<Threads, Items, MinBlocks, BlockedLoads>(
+  reducelab::segmented::detail::reduce_runs_one_pass<Threads, Items, MinBlocks>(
       a.keys, a.values, a.n, a.keys_out, a.values_out, a.num_runs, sum{}, cuda::std::equal_to<>{}, a.stream);
 }
 
@@ -148,11 +147,6 @@ int main(int argc, char** argv) {
       {"one_pass_128x36b4", one_pass<128, 36, 4>},
       {"one_pass_128x40b4", one_pass<128, 40, 4>},
 #endif
-      // Stop 47's lead: whole tiles load blocked, in vectors, with no transpose (unmeasured when added). 28 and 24
-      // items make whole 16-byte vectors of 4-byte keys; 26 loads them 8 bytes at a time.
-      {"blocked_128x26", one_pass<128, 26, 0, true>},
-      {"blocked_128x28", one_pass<128, 28, 0, true>},
-      {"blocked_128x24", one_pass<128, 24, 0, true>},
   };
 
   cudaDeviceProp prop;

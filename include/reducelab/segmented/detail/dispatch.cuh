@@ -238,9 +238,8 @@ void general_segmented_reduce(const T* in, const OffsetT* begins, const OffsetT*
 /// reduce_by_key in one pass (kernels/reduce_runs.cuh): a block per tile of Threads x Items keys and values. The
 /// workspace (two look-back slots per tile) grows with n: from the stream's pool at each call. MinBlocks is the
 /// kernel's __launch_bounds__ minimum; 0, the entry's, takes tuning::by_key_min_blocks (a harness names another to
-/// measure a shape the table does not hold). BlockedLoads: kernels/reduce_runs.cuh, reduce_run_tile (the entry: off).
-template <int Threads, int Items, int MinBlocks = 0, bool BlockedLoads = false, class KeyT, class T, class NumRunsT,
-          class OpT, class EqualT>
+/// measure a shape the table does not hold).
+template <int Threads, int Items, int MinBlocks = 0, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 void reduce_runs_one_pass(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
                           NumRunsT* num_runs, OpT op, EqualT equal, cudaStream_t stream) {
   constexpr long long tile = static_cast<long long>(Threads) * Items;
@@ -253,7 +252,7 @@ void reduce_runs_one_pass(const KeyT* keys, const T* values, long long n, KeyT* 
   const auto counts = carry_slots<long long>::carve(workspace.bytes(), tiles, epoch);
   const auto carries = carry_slots<T>::carve(workspace.bytes() + count_bytes, tiles, epoch);
   constexpr int min_blocks = MinBlocks > 0 ? MinBlocks : tuning::by_key_min_blocks<KeyT, T>(Threads);
-  kernels::reduce_runs<Threads, Items, min_blocks, BlockedLoads><<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(
+  kernels::reduce_runs<Threads, Items, min_blocks><<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(
       keys, values, n, unique_keys, values_out, num_runs, op, equal, counts, carries);
   CUDA_TRY_LAUNCH();
 }

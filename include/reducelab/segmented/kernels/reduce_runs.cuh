@@ -88,8 +88,8 @@ struct run_tile_storage {
 /// ncu-by-key-c9cd295.txt), and the 64-bit index tests of every item were a third of them: without them in whole
 /// tiles, 2^24 int32 keys and values in runs of 256 took 24.5 M warp instructions instead of 36.2 M, and the kernel ran
 /// 6-9 % faster from runs of 2 up (results/NVIDIA_H100_80GB_HBM3-segmented/by-key-whole-tiles.txt).
-template <bool Guarded, bool BlockedLoads, int Threads, int Items, class KeyT, class T, class NumRunsT, class OpT,
-          class EqualT, class StorageT>
+template <bool Guarded, int Threads, int Items, class KeyT, class T, class NumRunsT, class OpT, class EqualT,
+          class StorageT>
 __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, const T* __restrict__ values,
                                                 long long n, KeyT* __restrict__ unique_keys,
                                                 T* __restrict__ values_out, NumRunsT* num_runs, OpT op, EqualT equal,
@@ -113,25 +113,16 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
   // that the caller's `equal` only ever sees real keys: right_edge is that key in the last tile.
   const KeyT left_edge = keys[start > 0 ? start - 1 : start];
   const KeyT right_edge = keys[start + tile < n ? start + tile : start + valid - 1];
-  if constexpr (BlockedLoads && !Guarded) {
-    // Each thread reads its own items, in vectors of up to 16 bytes (cub::LoadDirectBlockedVectorized; scalar where the
-    // pointer is not aligned): a quarter of the load instructions at 4-byte items, and no transpose through shared
-    // memory, at the cost of loads that are not coalesced within an instruction (the neighbouring instructions use
-    // the rest of each sector). Stop 47's lead, off in the entry; unmeasured when added.
-    cub::LoadDirectBlockedVectorized(tid, const_cast<KeyT*>(keys + start), k);
-    cub::LoadDirectBlockedVectorized(tid, const_cast<T*>(values + start), v);
+  if (!Guarded || valid == tile) {
+    cub::LoadDirectWarpStriped(tid, keys + start, k);
+    cub::LoadDirectWarpStriped(tid, values + start, v);
   } else {
-    if (!Guarded || valid == tile) {
-      cub::LoadDirectWarpStriped(tid, keys + start, k);
-      cub::LoadDirectWarpStriped(tid, values + start, v);
-    } else {
-      cub::LoadDirectWarpStriped(tid, keys + start, k, valid, right_edge);
-      cub::LoadDirectWarpStriped(tid, values + start, v, valid, identity_of<OpT, T>());
-    }
-    typename StorageT::key_exchange(s.work.key_exchange).WarpStripedToBlocked(k, k);
-    __syncthreads();  // the two exchanges share the storage
-    typename StorageT::value_exchange(s.work.value_exchange).WarpStripedToBlocked(v, v);
+    cub::LoadDirectWarpStriped(tid, keys + start, k, valid, right_edge);
+    cub::LoadDirectWarpStriped(tid, values + start, v, valid, identity_of<OpT, T>());
   }
+  typename StorageT::key_exchange(s.work.key_exchange).WarpStripedToBlocked(k, k);
+  __syncthreads();  // the two exchanges share the storage
+  typename StorageT::value_exchange(s.work.value_exchange).WarpStripedToBlocked(v, v);
   s.first_key[tid] = k[0];
   s.last_key[tid] = k[Items - 1];
   __syncthreads();
@@ -244,9 +235,8 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
 /// Block b reduces the runs of tile b ([b * tile, (b + 1) * tile) of n), writes the keys of those that start in it
 /// and the values of those that end in it, and (the last tile) the run count. MinBlocks is the __launch_bounds__
 /// minimum (tuning::by_key_min_blocks); it is a parameter so that the kernel's name states it, which
-/// scripts/check_kernel_resources.py reads. BlockedLoads: how whole tiles load (reduce_run_tile).
-template <int Threads, int Items, int MinBlocks, bool BlockedLoads, class KeyT, class T, class NumRunsT, class OpT,
-          class EqualT>
+/// scripts/check_kernel_resources.py reads.
+template <int Threads, int Items, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     reduce_runs(const KeyT* __restrict__ keys, const T* __restrict__ values, long long n,
                 KeyT* __restrict__ unique_keys, T* __restrict__ values_out, NumRunsT* num_runs, OpT op,
@@ -258,11 +248,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   constexpr long long tile = storage_t::tile;
   const long long start = static_cast<long long>(blockIdx.x) * tile;
   if (blockIdx.x > 0 && start + tile < n) {  // a whole tile with input on both sides
-    reduce_run_tile<false, BlockedLoads, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op,
-                                                         equal, counts, carries, s);
+    reduce_run_tile<false, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts,
+                                           carries, s);
   } else {
-    reduce_run_tile<true, BlockedLoads, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal,
-                                                        counts, carries, s);
+    reduce_run_tile<true, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts,
+                                          carries, s);
   }
 }
 
