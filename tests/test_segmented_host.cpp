@@ -1,7 +1,7 @@
 // CPU: segment layouts, the offsets contract, and the segmented / keyed host references (issue 13, host side).
+#include "comparisons/segmented/input_cache.hpp"
 #include "functors/affine_compose.cuh"
 #include "functors/argmax.cuh"
-#include "comparisons/segmented/input_cache.hpp"
 #include "functors/plus.cuh"
 #include "lab/segmented/host/layouts.hpp"
 #include "lab/segmented/host/offsets_check.hpp"

@@ -283,9 +283,10 @@ inline constexpr int by_key_threads = 128;
 // a struct, argmax's (value, index) or affine maps, takes more registers per item); by_key_shape_for picks the first
 // row that fits.
 //   - Pairs up to 8 bytes (int32 keys with int32 or float values): 26 items, 20 warps (5 blocks of 128 threads), since
-//     stop 46 (below); 16 warps from stop 37. Without a minimum ptxas gave plus/float 139 registers at 26 items (3
-//     blocks); with it every 8-byte-pair kernel runs at 127-128 registers, no spills, 4 blocks. (At 24 items and no
-//     minimum they ran at 96 registers, 5 blocks, plus/float at 121, 4 blocks; a cap of 20 warps spilled 92-100 bytes.)
+//     stop 46 (below); 16 warps from stop 37. At stop 37, without a minimum ptxas gave plus/float 139 registers at 26
+//     items (3 blocks); with the 16-warp one every 8-byte-pair kernel ran at 127-128 registers, no spills, 4 blocks.
+//     (At 24 items and no minimum they ran at 96 registers, 5 blocks, plus/float at 121, 4 blocks; a cap of 20 warps
+//     spilled 92-100 bytes.)
 //     26 against 24, stop 37: in the harness (its own sum functor, H100,
 //     results/NVIDIA_H100_80GB_HBM3-segmented/by-key-items.txt) 26 and 28 were 1-8 % faster than 24 for int32 values at
 //     most run lengths, 30 and 32 slower; in the library's compare, same run on the H100, 4bf90cf (24 items) against 26
