@@ -369,6 +369,29 @@ TEST(LibrarySegmentedReduce, GroupModeShapesAndItsHandBack) {
   expect_layout(consecutive(giant, "a giant among segments of 32"), true, 94);
 }
 
+// The short pass lists the first hand_back_capacity (30) segments it hands back, and the merge-path pass then shares
+// their elements alone over its whole grid (agent/listed_segments.cuh); one more and it walks the whole path as
+// before. At the capacity and one past it, in the thread mode (lengths 0..12, long ones of 3000 and more) and the
+// group mode (lengths 30..98, long ones of 5000 and more; for affine maps the spread check refuses this layout): long
+// segments side by side at unaligned starts (a block's share holds several and ends inside one) and a giant that
+// spans many blocks.
+TEST(LibrarySegmentedReduce, HandBackListAtItsCapacityAndPast) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  constexpr int capacity = reducelab::segmented::kernels::hand_back_capacity;
+  for (int handed_back : {1, capacity, capacity + 1}) {
+    std::vector<long long> thread_mode = random_lengths(400'000, 0, 12, 80 + handed_back);
+    for (int i = 0; i + 1 < handed_back; ++i) thread_mode[1000 + 2 * static_cast<std::size_t>(i)] = 3000 + i;
+    thread_mode[300'000] = std::int64_t{1} << 21;
+    expect_layout(consecutive(thread_mode, "lengths 0..12, " + std::to_string(handed_back) + " long"), true,
+                  static_cast<std::uint64_t>(80 + handed_back));
+    std::vector<long long> group_mode = random_lengths(150'000, 30, 98, 120 + handed_back);
+    for (int i = 0; i + 1 < handed_back; ++i) group_mode[500 + 3 * static_cast<std::size_t>(i)] = 5000 + 7 * i;
+    group_mode[100'000] = std::int64_t{1} << 20;
+    expect_layout(consecutive(group_mode, "lengths 30..98, " + std::to_string(handed_back) + " long"), true,
+                  static_cast<std::uint64_t>(120 + handed_back));
+  }
+}
+
 // Short segments with one in five of 28 values. For int32 the stretches still average under 7 per segment, so they
 // take the short walk, but on a GPU of 132 SMs (528 blocks) each holds about 490 pieces of 4 x the average or longer,
 // more than the warps' list has room for (256 per block): the rest stay with the lane that found them. The 8-byte

@@ -158,8 +158,11 @@ void launch_merge_path(const T* in, const OffsetT* offsets, const BeginT* begins
   }
 }
 
-/// Bytes after the carry slots for the short-segment pass's flag.
+/// Bytes after the carry slots for the short-segment pass's flag, its count of the segments it hands back and their
+/// list (kernels/short_segments.cuh, hand_back).
 inline constexpr std::size_t short_pass_flag_bytes = 256;
+static_assert(short_pass_flag_bytes >= sizeof(unsigned long long) * (2 + kernels::hand_back_capacity),
+              "the short pass's flag, count and list must fit their bytes");
 
 /// One offsets array: segment s is [offsets[s], offsets[s + 1]). The short-segment pass first, for value types it is
 /// tuned for and enough segments (kernels/short_segments.cuh, short_pass_launches; it leaves at once when the segments

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "reducelab/core/traits.hpp"
+#include "reducelab/segmented/agent/listed_segments.cuh"
 #include "reducelab/segmented/agent/merge_path_block.cuh"
 #include "reducelab/segmented/agent/segment_pieces.cuh"
 #include "reducelab/segmented/agent/stream_pieces.cuh"
@@ -55,6 +56,16 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
       wait_for_prerequisite_grid();
       if (*static_cast<volatile const unsigned long long*>(short_pass.word) != short_pass.epoch) return;
       src.short_pass_length = plan.max_length;
+      // A few segments handed back: the whole grid shares their elements alone (agent/listed_segments.cuh).
+      if constexpr (Map == agent::element_map::contiguous) {
+        __shared__ agent::listed_storage<hand_back_capacity> listed;
+        const int handed_back = handed_back_count(short_pass);
+        if (handed_back >= 1 && handed_back <= hand_back_capacity) {
+          agent::reduce_listed_segments<PolicyT>(in, offsets, short_pass.word + 2, handed_back, out, carries, op,
+                                                 storage.range(), listed);
+          return;
+        }
+      }
     }
   }
 

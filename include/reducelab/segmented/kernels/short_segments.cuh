@@ -18,12 +18,14 @@
 // decide_short_pass below (offsets[0], offsets[num_segments], and for the group mode with a functor that is not
 // commutative 33 offsets that tell whether the elements are evenly spread): the same reads and arithmetic in both,
 // so they always agree. When the pass takes the launch, it writes every segment of at most the plan's max_length
-// elements, and marks the launch in `flag` if it met a longer one; the merge-path pass then waits for it (a
-// programmatic dependent launch on sm_90: it is launched while this pass runs, and waits only in this case) and runs
-// only if the flag holds this launch's epoch: then it walks the path as always but neither reads nor writes the
-// segments this pass wrote (segment_source::short_pass_owns), so a long segment among short ones costs a second read
-// of the offsets, not of the values. Otherwise this pass's blocks read a few offsets and leave, and the merge-path
-// pass does not wait. Every segment is folded in input order (by one thread, or by a group in lane order), so any
+// elements, and hands a longer one back: it marks the launch in `flag` and lists the segment after it (the first
+// hand_back_capacity of them). The merge-path pass then waits for it (a programmatic dependent launch on sm_90: it
+// is launched while this pass runs, and waits only in this case) and runs only if the flag holds this launch's
+// epoch. If the list holds every segment handed back, the whole grid shares their elements alone
+// (agent/listed_segments.cuh); otherwise it walks the path as always but neither reads nor writes the segments this
+// pass wrote (segment_source::short_pass_owns), so a long segment among short ones costs a second read of the
+// offsets, not of the values. Otherwise this pass's blocks read a few offsets and leave, and the merge-path pass
+// does not wait. Every segment is folded in input order (by one thread, or by a group in lane order), so any
 // functor, and every segment is written by one of the two passes, chosen by the launch's plan and its own length:
 // the same bits on every run.
 #pragma once
@@ -148,6 +150,38 @@ struct short_pass_flag {
   long long group_grid = 0;
 };
 
+/// The segments the pass hands back, listed for the merge-path pass after the flag word (the workspace keeps
+/// detail/dispatch.cuh's short_pass_flag_bytes there): word 1 counts them, with the launch's epoch in its top 56 bits
+/// (an earlier launch's count reads as none), and words 2 .. 2 + hand_back_capacity hold the first ones, in no order.
+/// The count stops at hand_back_capacity + 1: past the capacity the merge-path pass walks the whole path as before.
+inline constexpr int hand_back_capacity = 30;
+
+/// Hand segment `segment` back (it is longer than the plan's max_length): raise the flag and list it.
+__device__ __forceinline__ void hand_back(const short_pass_flag& flag, long long segment) {
+  *flag.word = flag.epoch;
+  unsigned long long* const counter = flag.word + 1;
+  const unsigned long long tag = flag.epoch << 8;
+  unsigned long long seen = *static_cast<volatile unsigned long long*>(counter);
+  for (;;) {
+    const unsigned long long count = (seen >> 8) == (flag.epoch & (~0ULL >> 8)) ? (seen & 0xff) : 0;
+    if (count > static_cast<unsigned long long>(hand_back_capacity)) return;  // overflowed: nothing to list
+    const unsigned long long before = atomicCAS(counter, seen, tag | (count + 1));
+    if (before == seen) {
+      if (count < static_cast<unsigned long long>(hand_back_capacity))
+        flag.word[2 + count] = static_cast<unsigned long long>(segment);
+      return;
+    }
+    seen = before;
+  }
+}
+
+/// How many segments this launch's short pass listed (hand_back_capacity + 1: more than it could); read once that pass
+/// has finished.
+__device__ __forceinline__ int handed_back_count(const short_pass_flag& flag) {
+  const unsigned long long word = *static_cast<const volatile unsigned long long*>(flag.word + 1);
+  return (word >> 8) == (flag.epoch & (~0ULL >> 8)) ? static_cast<int>(word & 0xff) : 0;
+}
+
 /// How decide_short_pass reads the spread check's 33 offsets:
 ///   after_plan  once offsets[0] and offsets[S] say the group mode may take the launch: two round trips (the
 ///               merge-path pass);
@@ -222,7 +256,7 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
     length[j] = short_enough ? static_cast<int>(n) : 0;
     mine |= valid && short_enough ? 1u << j : 0u;
     longest = length[j] > longest ? length[j] : longest;
-    if (!short_enough) *flag.word = flag.epoch;  // the merge-path pass's: any thread that meets one, the same value
+    if (!short_enough) hand_back(flag, s);  // the merge-path pass's: any thread that meets one
   }
   T acc[K];
 #pragma unroll
@@ -269,7 +303,7 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
     const long long e = valid ? static_cast<long long>(offsets[s + 1]) : 0;
     const long long n = e > b ? e - b : 0;  // decreasing offsets are outside the contract; read nothing
     const bool short_enough = n <= max_length;
-    if (!short_enough && rank == 0) *flag.word = flag.epoch;
+    if (!short_enough && rank == 0) hand_back(flag, s);
     first[j] = b;
     length[j] = short_enough ? static_cast<int>(n) : 0;
     mine |= valid && short_enough ? 1u << j : 0u;
