@@ -175,6 +175,18 @@ __device__ __forceinline__ void hand_back(const short_pass_flag& flag, long long
   }
 }
 
+/// Hand back segment first_segment + j * stride for each bit j of `longer`. The rounds call it after their loop over
+/// their K segments' bounds, not inside it: a branch there that holds a loop and an atomic keeps the compiler from
+/// issuing the K segments' offset loads together.
+__device__ __forceinline__ void hand_back_each(const short_pass_flag& flag, unsigned longer, long long first_segment,
+                                               long long stride) {
+  while (longer != 0) {
+    const int j = __ffs(static_cast<int>(longer)) - 1;
+    longer &= longer - 1;
+    hand_back(flag, first_segment + static_cast<long long>(j) * stride);
+  }
+}
+
 /// How many segments this launch's short pass listed (hand_back_capacity + 1: more than it could); read once that pass
 /// has finished.
 __device__ __forceinline__ int handed_back_count(const short_pass_flag& flag) {
@@ -242,7 +254,8 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
   constexpr long long max_length = tuning::short_pass_max_length;
   long long first[K];
   int length[K];
-  unsigned mine = 0;  // bit j: segment j is in range and this pass's
+  unsigned mine = 0;    // bit j: segment j is in range and this pass's
+  unsigned longer = 0;  // bit j: segment j is longer than max_length: handed back
   int longest = 0;
 #pragma unroll
   for (int j = 0; j < K; ++j) {
@@ -256,8 +269,9 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
     length[j] = short_enough ? static_cast<int>(n) : 0;
     mine |= valid && short_enough ? 1u << j : 0u;
     longest = length[j] > longest ? length[j] : longest;
-    if (!short_enough) hand_back(flag, s);  // the merge-path pass's: any thread that meets one
+    longer |= short_enough ? 0u : 1u << j;
   }
+  hand_back_each(flag, longer, first_segment, short_pass_threads);  // the merge-path pass's
   T acc[K];
 #pragma unroll
   for (int j = 0; j < K; ++j) acc[j] = identity_of<OpT, T>();
@@ -293,7 +307,8 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
   const int rank = static_cast<int>(threadIdx.x % G);
   long long first[K];
   int length[K];
-  unsigned mine = 0;  // bit j: segment j is in range and this pass's
+  unsigned mine = 0;    // bit j: segment j is in range and this pass's
+  unsigned longer = 0;  // bit j: segment j is longer than max_length: handed back
   int longest = 0;
 #pragma unroll
   for (int j = 0; j < K; ++j) {
@@ -303,12 +318,13 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
     const long long e = valid ? static_cast<long long>(offsets[s + 1]) : 0;
     const long long n = e > b ? e - b : 0;  // decreasing offsets are outside the contract; read nothing
     const bool short_enough = n <= max_length;
-    if (!short_enough && rank == 0) hand_back(flag, s);
     first[j] = b;
     length[j] = short_enough ? static_cast<int>(n) : 0;
     mine |= valid && short_enough ? 1u << j : 0u;
     longest = length[j] > longest ? length[j] : longest;
+    longer |= short_enough ? 0u : 1u << j;
   }
+  if (rank == 0) hand_back_each(flag, longer, first_segment, stride);
   constexpr int span = G * Loads;
   const int steps = warp_max((longest + span - 1) / span);
   T acc[K];
