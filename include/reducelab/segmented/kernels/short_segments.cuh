@@ -175,9 +175,15 @@ __device__ __forceinline__ void hand_back(const short_pass_flag& flag, long long
   }
 }
 
-/// Hand back segment first_segment + j * stride for each bit j of `longer`. The rounds call it after their loop over
-/// their K segments' bounds, not inside it: a branch there that holds a loop and an atomic keeps the compiler from
-/// issuing the K segments' offset loads together.
+/// Where a round's mask of its K segments keeps the bits of those it hands back (K is at most this).
+inline constexpr int longer_bits = 16;
+
+/// Hand back segment first_segment + j * stride for each bit j of `longer`. The rounds call it last, once their
+/// segments are written, with the bits they kept in the top half of `mine`. Called inside their loop over the K
+/// segments' bounds, its branch, loop and atomic kept the compiler from issuing those offset loads together (H200,
+/// 2^26, uniform:32 over int32 0.90x); called between that loop and the value loop, argmax over uniform:32 ran 0.91x,
+/// its kernel reloading 5 more spilled values: the bounds are live there. A mask of its own, or the range test
+/// redone at the end, held one more register through the value loop: more spills again.
 __device__ __forceinline__ void hand_back_each(const short_pass_flag& flag, unsigned longer, long long first_segment,
                                                long long stride) {
   while (longer != 0) {
@@ -254,8 +260,8 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
   constexpr long long max_length = tuning::short_pass_max_length;
   long long first[K];
   int length[K];
-  unsigned mine = 0;    // bit j: segment j is in range and this pass's
-  unsigned longer = 0;  // bit j: segment j is longer than max_length: handed back
+  static_assert(K <= longer_bits, "a round's segments need a bit each in both halves of `mine`");
+  unsigned mine = 0;  // bit j: segment j is in range and this pass's; bit longer_bits + j: it is handed back
   int longest = 0;
 #pragma unroll
   for (int j = 0; j < K; ++j) {
@@ -268,10 +274,9 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
     first[j] = b;
     length[j] = short_enough ? static_cast<int>(n) : 0;
     mine |= valid && short_enough ? 1u << j : 0u;
+    mine |= short_enough ? 0u : 1u << (longer_bits + j);
     longest = length[j] > longest ? length[j] : longest;
-    longer |= short_enough ? 0u : 1u << j;
   }
-  hand_back_each(flag, longer, first_segment, short_pass_threads);  // the merge-path pass's
   T acc[K];
 #pragma unroll
   for (int j = 0; j < K; ++j) acc[j] = identity_of<OpT, T>();
@@ -292,6 +297,7 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
 #pragma unroll
   for (int j = 0; j < K; ++j)
     if (mine & (1u << j)) out[first_segment + static_cast<long long>(j) * short_pass_threads] = acc[j];
+  hand_back_each(flag, mine >> longer_bits, first_segment, short_pass_threads);
 }
 
 /// Group mode: K segments to this lane's group of G lanes at once, segments first_segment + j * stride (past
@@ -307,8 +313,8 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
   const int rank = static_cast<int>(threadIdx.x % G);
   long long first[K];
   int length[K];
-  unsigned mine = 0;    // bit j: segment j is in range and this pass's
-  unsigned longer = 0;  // bit j: segment j is longer than max_length: handed back
+  static_assert(K <= longer_bits, "a round's segments need a bit each in both halves of `mine`");
+  unsigned mine = 0;  // bit j: segment j is in range and this pass's; bit longer_bits + j: it is handed back
   int longest = 0;
 #pragma unroll
   for (int j = 0; j < K; ++j) {
@@ -321,10 +327,9 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
     first[j] = b;
     length[j] = short_enough ? static_cast<int>(n) : 0;
     mine |= valid && short_enough ? 1u << j : 0u;
+    mine |= short_enough ? 0u : 1u << (longer_bits + j);
     longest = length[j] > longest ? length[j] : longest;
-    longer |= short_enough ? 0u : 1u << j;
   }
-  if (rank == 0) hand_back_each(flag, longer, first_segment, stride);
   constexpr int span = G * Loads;
   const int steps = warp_max((longest + span - 1) / span);
   T acc[K];
@@ -348,6 +353,7 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
 #pragma unroll
   for (int j = 0; j < K; ++j)
     if (rank == 0 && (mine & (1u << j))) out[first_segment + j * stride] = acc[j];
+  if (rank == 0) hand_back_each(flag, mine >> longer_bits, first_segment, stride);
 }
 
 /// Group mode, the block's share: chunks of K segments per group of G lanes, dealt round robin over the first
