@@ -369,10 +369,11 @@ TEST(LibrarySegmentedReduce, GroupModeShapesAndItsHandBack) {
   expect_layout(consecutive(giant, "a giant among segments of 32"), true, 94);
 }
 
-// The short pass lists the first hand_back_capacity (30) segments it hands back, and the merge-path pass then shares
-// their elements alone over its whole grid (agent/listed_segments.cuh); one more and it walks the whole path as
-// before. At the capacity and one past it, in the thread mode (lengths 0..12, long ones of 3000 and more) and the
-// group mode (lengths 30..98, long ones of 5000 and more; for affine maps the spread check refuses this layout): long
+// The short pass's group mode lists the first hand_back_capacity (30) segments it hands back, and the merge-path pass
+// then shares their elements alone over its whole grid (agent/listed_segments.cuh); one more and it walks the whole
+// path as before, as it does for the thread mode, which lists none. At the capacity and one past it, in the thread
+// mode (lengths 0..12, long ones of 3000 and more) and the group mode (lengths 30..98, long ones of 5000 and more; for
+// affine maps the spread check refuses this layout): long
 // segments side by side at unaligned starts (a block's share holds several and ends inside one) and a giant that
 // spans many blocks.
 TEST(LibrarySegmentedReduce, HandBackListAtItsCapacityAndPast) {

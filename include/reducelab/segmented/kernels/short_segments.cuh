@@ -18,10 +18,10 @@
 // decide_short_pass below (offsets[0], offsets[num_segments], and for the group mode with a functor that is not
 // commutative 33 offsets that tell whether the elements are evenly spread): the same reads and arithmetic in both,
 // so they always agree. When the pass takes the launch, it writes every segment of at most the plan's max_length
-// elements, and hands a longer one back: it marks the launch in `flag` and lists the segment after it (the first
-// hand_back_capacity of them). The merge-path pass then waits for it (a programmatic dependent launch on sm_90: it
-// is launched while this pass runs, and waits only in this case) and runs only if the flag holds this launch's
-// epoch. If the list holds every segment handed back, the whole grid shares their elements alone
+// elements, and hands a longer one back: it marks the launch in `flag`, and the group mode lists the segment after
+// it (the first hand_back_capacity of them). The merge-path pass then waits for it (a programmatic dependent launch on
+// sm_90: it is launched while this pass runs, and waits only in this case) and runs only if the flag holds this
+// launch's epoch. If the list holds every segment handed back, the whole grid shares their elements alone
 // (agent/listed_segments.cuh); otherwise it walks the path as always but neither reads nor writes the segments this
 // pass wrote (segment_source::short_pass_owns), so a long segment among short ones costs a second read of the
 // offsets, not of the values. Otherwise this pass's blocks read a few offsets and leave, and the merge-path pass
@@ -178,14 +178,14 @@ __device__ __forceinline__ void hand_back(const short_pass_flag& flag, long long
 /// Where a round's mask of its K segments keeps the bits of those it hands back (K is at most this).
 inline constexpr int longer_bits = 16;
 
-/// Hand back segment first_segment + j * stride for each bit j of `longer`. The rounds call it last, once their
-/// segments are written, with the bits they kept in the top half of `mine`. Called inside their loop over the K
-/// segments' bounds, its branch, loop and atomic kept the compiler from issuing those offset loads together (H200,
-/// 2^26, uniform:32 over int32 0.90x); called between that loop and the value loop, argmax over uniform:32 ran 0.91x,
-/// its kernel reloading 5 more spilled values: the bounds are live there. A mask of its own, or the range test
-/// redone at the end, held one more register through the value loop: more spills again.
-__device__ __forceinline__ void hand_back_each(const short_pass_flag& flag, unsigned longer, long long first_segment,
-                                               long long stride) {
+/// Hand back segment first_segment + j * stride for each bit j of `longer` and list it: the group mode's rounds call
+/// it last, once their segments are written, with the bits they kept in the top half of `mine`. Not inlined: inlined,
+/// its loop and atomic changed the scheduling of the rounds that hand nothing back. H200, 2^26: called inside the loop
+/// over the K segments' bounds, it kept the compiler from issuing those offset loads together (uniform:32 over int32
+/// 0.90x); between that loop and the value loop, or last, argmax over uniform:32 ran 0.91-0.93x and, in the thread
+/// mode, argmax over uniform:8 0.96x.
+inline __device__ __noinline__ void hand_back_listed(short_pass_flag flag, unsigned longer, long long first_segment,
+                                                     long long stride) {
   while (longer != 0) {
     const int j = __ffs(static_cast<int>(longer)) - 1;
     longer &= longer - 1;
@@ -260,8 +260,7 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
   constexpr long long max_length = tuning::short_pass_max_length;
   long long first[K];
   int length[K];
-  static_assert(K <= longer_bits, "a round's segments need a bit each in both halves of `mine`");
-  unsigned mine = 0;  // bit j: segment j is in range and this pass's; bit longer_bits + j: it is handed back
+  unsigned mine = 0;  // bit j: segment j is in range and this pass's
   int longest = 0;
 #pragma unroll
   for (int j = 0; j < K; ++j) {
@@ -274,8 +273,10 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
     first[j] = b;
     length[j] = short_enough ? static_cast<int>(n) : 0;
     mine |= valid && short_enough ? 1u << j : 0u;
-    mine |= short_enough ? 0u : 1u << (longer_bits + j);
     longest = length[j] > longest ? length[j] : longest;
+    // The merge-path pass's: any thread that meets one, the same value. Not listed (hand_back_listed): listing it
+    // changed nothing at 2^24, where the giant's tiny segments (8 on average) are this mode's (H200, 0.98-1.01x).
+    if (!short_enough) *flag.word = flag.epoch;
   }
   T acc[K];
 #pragma unroll
@@ -297,7 +298,6 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
 #pragma unroll
   for (int j = 0; j < K; ++j)
     if (mine & (1u << j)) out[first_segment + static_cast<long long>(j) * short_pass_threads] = acc[j];
-  hand_back_each(flag, mine >> longer_bits, first_segment, short_pass_threads);
 }
 
 /// Group mode: K segments to this lane's group of G lanes at once, segments first_segment + j * stride (past
@@ -353,7 +353,7 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
 #pragma unroll
   for (int j = 0; j < K; ++j)
     if (rank == 0 && (mine & (1u << j))) out[first_segment + j * stride] = acc[j];
-  if (rank == 0) hand_back_each(flag, mine >> longer_bits, first_segment, stride);
+  if (rank == 0 && (mine >> longer_bits) != 0) hand_back_listed(flag, mine >> longer_bits, first_segment, stride);
 }
 
 /// Group mode, the block's share: chunks of K segments per group of G lanes, dealt round robin over the first
