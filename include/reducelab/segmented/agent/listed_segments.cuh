@@ -7,9 +7,10 @@
 // on the H200 doubles ran 0.96-0.98x as fast as when the merge-path pass took the whole launch itself
 // (results/NVIDIA_H200-segmented/giant-hand-back.txt). Here every block of the grid takes an equal share of the
 // listed segments' elements alone, end to end in segment order, and folds its pieces straight from memory (16-byte
-// vectors for a commutative functor whose values tile a vector, else the block range reduction). A piece that ends a
-// segment begun in an earlier block joins that segment's earlier pieces by the look-back of grid/segment_carries.cuh,
-// as the merge-path walk does, so the bracketing is fixed by the shares alone: the same bits on every run.
+// vectors for a commutative functor whose values tile a vector and are aligned to their size, else the block range
+// reduction). A piece that ends a segment begun in an earlier block joins that segment's earlier pieces by the
+// look-back of grid/segment_carries.cuh, as the merge-path walk does, so the bracketing is fixed by the shares alone:
+// the same bits on every run.
 #pragma once
 
 #include "reducelab/agent/block_vectors.cuh"
@@ -40,7 +41,9 @@ template <class PolicyT, class T, class OpT, class RangeStorageT>
 __device__ __forceinline__ T reduce_listed_piece(const T* __restrict__ in, long long first, long long last, OpT op,
                                                  RangeStorageT& storage) {
   constexpr int threads = PolicyT::block_threads;
-  if constexpr (is_commutative_v<OpT> && ::reducelab::agent::vector_holds_whole_values<T>) {
+  // Values aligned to their size only: where alignof(T) < sizeof(T) no value need start on a 16-byte boundary, and the
+  // head below would leave the vectors misaligned (a user's 8-byte struct of two 4-byte fields, at a 4-byte offset).
+  if constexpr (is_commutative_v<OpT> && ::reducelab::agent::vector_holds_whole_values<T> && alignof(T) == sizeof(T)) {
     constexpr int per_vector = ::reducelab::agent::values_per_vector<T>;
     const T* p = in + first;
     const long long n = last - first;
