@@ -37,6 +37,9 @@ struct listed_storage {
 inline constexpr long long listed_share_granule = 4096;
 
 /// The fold of in[first, last) by the whole block, valid in thread 0; `storage` is free again after a __syncthreads().
+/// Not the pieces walk's agent::block_reduce_piece (segment_pieces.cuh), whose fold_share loads the head and the tail
+/// ahead of the vectors: in this kernel it took more registers (cuobjdump, stop 48, on a branch: the merge-path
+/// kernel's stack 8 -> 16 bytes for plus/int32, 0 -> 40 for maximum/double), and this lean fold is the one measured.
 template <class PolicyT, class T, class OpT, class RangeStorageT>
 __device__ __forceinline__ T reduce_listed_piece(const T* __restrict__ in, long long first, long long last, OpT op,
                                                  RangeStorageT& storage) {
