@@ -108,7 +108,9 @@
 //                      (a block of 32-element segments costs about what a streaming block does), 1.01x for doubles
 //   stream_loads_in_flight  16-byte loads per lane of the stream walk before it folds any: 4. int32 with 6 was the
 //                      same within 1 %, with 8 the kernel spilled 44 bytes and was 3-10 % slower than the pieces walk;
-//                      double with 2 was 1.03-1.13x slower than with 4 (stream-pieces.txt, call 1)
+//                      double with 2 was 1.03-1.13x slower than with 4 (stream-pieces.txt, call 1). On the H200 at
+//                      stop 49 (results/NVIDIA_H200-segmented/stream-loads-in-flight.txt, 2^26, same run): 6 within
+//                      0.95-1.02x of 4 everywhere, 8 0.88-0.98x for plus over int32 and float at 4096, 2^16, zipf
 //
 // Tried and left out (same harness, H100): loading the pieces walk's next round of bounds while this round's values are
 // in flight (as the short walk does): 88 bytes of spills, and 3-17 % slower from length 8 up; staging the stretch's
@@ -122,7 +124,11 @@
 // library's time at length 1 and 1.03-2.8x elsewhere (results/NVIDIA_H100_80GB_HBM3-segmented/guided-search.txt);
 // a lane's last vectors loaded as an unguarded window that ends at its last one (the guarded loads of fold_share's
 // tail keep about three of seven in flight), stop 32: spills where there were none, 3-8 % slower for int32 from
-// length 8 up and within 3 % for doubles (results/NVIDIA_H100_80GB_HBM3-segmented/tail-window.txt).
+// length 8 up and within 3 % for doubles (results/NVIDIA_H100_80GB_HBM3-segmented/tail-window.txt); stop 49, a block
+// mode in the short pass for averages of 1024 to 2^20 (whole segments dealt round robin to one wave of its blocks, or
+// one block per segment as CUB does), H200, compare: 1-5 % faster at 4096 for plus/int32 and float, up to 13 % slower
+// there and 8-14 % slower at 2^16 (one wave), 0.62-0.91x (a block per segment)
+// (results/NVIDIA_H200-segmented/block-mode.txt).
 #pragma once
 
 #include <cstddef>
