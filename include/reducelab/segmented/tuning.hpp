@@ -30,7 +30,11 @@
 //                      bytes, same run at 12492b5, two passes (results/*-segmented/policy-8byte.txt), H100 / H200:
 //                      1.04-1.05x / 1.03x at 8, 1.07-1.09x / 1.09-1.11x at 32, 1.13-1.21x / 1.14-1.22x from 256 up,
 //                      1.10-1.13x / 1.11-1.13x on the giant layout, 1.15-1.17x / 1.14-1.15x on the mixed one, and
-//                      0.96x / 0.95x at length 1
+//                      0.96x / 0.95x at length 1. Again on the H200 at stop 49, since the stream walk and the short
+//                      pass took the long and mid-length averages (results/NVIDIA_H200-segmented/min-blocks-per-sm.txt,
+//                      2^26, same run): 5 0.90-1.01x the time of 4, 6 0.72-1.00x. CUB's segmented kernel keeps 8
+//                      blocks per SM (32 registers), the edge it has at lengths 4096 and 2^16 (Nsight Compute,
+//                      results/NVIDIA_H200-segmented/ncu-e7c4b38/)
 //   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows). More blocks than are
 //                      resident (several waves) was slower at every length: 2x cost up to 16 %, 4x up to 42 %.
 //                      Again at stop 39 with the stream walk, on the H200 (results/NVIDIA_H200-segmented/
