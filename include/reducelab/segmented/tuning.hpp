@@ -33,8 +33,8 @@
 //                      0.96x / 0.95x at length 1. Again on the H200 at stop 49, since the stream walk and the short
 //                      pass took the long and mid-length averages (results/NVIDIA_H200-segmented/min-blocks-per-sm.txt,
 //                      2^26, same run): 5 0.90-1.01x the time of 4, 6 0.72-1.00x. CUB's segmented kernel keeps 8
-//                      blocks per SM (32 registers), the edge it has at lengths 4096 and 2^16 (Nsight Compute,
-//                      results/NVIDIA_H200-segmented/ncu-e7c4b38/)
+//                      blocks per SM (32 registers; Nsight Compute, results/NVIDIA_H200-segmented/ncu-e7c4b38/), but a
+//                      pure read on this grid reaches 87-92 % of peak there (floors-2e26.txt)
 //   blocks_per_sm      grid = blocks_per_sm x SMs (0: what the occupancy calculator allows). More blocks than are
 //                      resident (several waves) was slower at every length: 2x cost up to 16 %, 4x up to 42 %.
 //                      Again at stop 39 with the stream walk, on the H200 (results/NVIDIA_H200-segmented/
