@@ -120,14 +120,6 @@ __device__ __forceinline__ T stream_pieces(const T* __restrict__ in, const segme
 
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp_id = tid / 32;
-  const int pieces = static_cast<int>(begin_pieces<PolicyT, Map, T>(src, from, to, storage));
-  for (int k = tid; k <= pieces; k += threads) {
-    long long start = k == 0 ? from.element : k == pieces ? to.element : src.end(from.segment + k - 1);
-    start = start < from.element ? from.element : start > to.element ? to.element : start;
-    table.starts[k] = start;
-  }
-  for (int k = tid; k < warps * pieces; k += threads) table.partials[k / pieces][k % pieces] = identity_of<OpT, T>();
-  __syncthreads();
 
   // The stretch in memory: an unaligned head (warp 0), whole 16-byte vectors in equal shares per warp, a tail (the
   // last warp).
@@ -141,6 +133,24 @@ __device__ __forceinline__ T stream_pieces(const T* __restrict__ in, const segme
   const long long tail_e0 = body_e0 + vectors * per_vector;
   const long long vb = vectors * warp_id / warps, ve = vectors * (warp_id + 1) / warps;
   const uint4* body = reinterpret_cast<const uint4*>(base + body_e0);
+
+  // The warp's first whole batch, and warp 0's head, are loaded before the table of piece starts below: those need
+  // only the stretch's two ends, so their round trip overlaps the table's (the offsets), where it had followed it.
+  uint4 raw[in_flight];
+  if (vb + 32LL * in_flight <= ve) {
+#pragma unroll
+    for (int j = 0; j < in_flight; ++j) raw[j] = __ldg(body + vb + j * 32 + lane);
+  }
+  const T head_value = warp_id == 0 && lane < head ? base[e0 + lane] : identity_of<OpT, T>();
+
+  const int pieces = static_cast<int>(begin_pieces<PolicyT, Map, T>(src, from, to, storage));
+  for (int k = tid; k <= pieces; k += threads) {
+    long long start = k == 0 ? from.element : k == pieces ? to.element : src.end(from.segment + k - 1);
+    start = start < from.element ? from.element : start > to.element ? to.element : start;
+    table.starts[k] = start;
+  }
+  for (int k = tid; k < warps * pieces; k += threads) table.partials[k / pieces][k % pieces] = identity_of<OpT, T>();
+  __syncthreads();
 
   // The warp's first piece: how many piece starts after the first lie at or before its first element (one ballot per
   // 32 pieces).
@@ -158,7 +168,7 @@ __device__ __forceinline__ T stream_pieces(const T* __restrict__ in, const segme
   }
   if (pieces > 0) {
     if (warp_id == 0 && head > 0) {
-      const T v[1] = {lane < head ? base[e0 + lane] : identity_of<OpT, T>()};
+      const T v[1] = {head_value};
       fold_batch<1, 1>(v, e0 + lane, lane < head ? 1 : 0, body_e0, c, table.starts, table.partials, op);
     }
     const auto unpack = [](const uint4 (&raw)[in_flight], T (&v)[in_flight * per_vector]) {
@@ -166,11 +176,13 @@ __device__ __forceinline__ T stream_pieces(const T* __restrict__ in, const segme
       for (int j = 0; j < in_flight; ++j) memcpy(&v[j * per_vector], &raw[j], sizeof(uint4));
     };
     long long i = vb;
-    // Whole batches: InFlight vectors per lane, 32 consecutive vectors per load, no bounds test.
+    // Whole batches: InFlight vectors per lane, 32 consecutive vectors per load, no bounds test (the first loaded
+    // above).
     for (; i + 32LL * in_flight <= ve; i += 32LL * in_flight) {
-      uint4 raw[in_flight];
+      if (i != vb) {
 #pragma unroll
-      for (int j = 0; j < in_flight; ++j) raw[j] = __ldg(body + i + j * 32 + lane);
+        for (int j = 0; j < in_flight; ++j) raw[j] = __ldg(body + i + j * 32 + lane);
+      }
       T v[in_flight * per_vector];
       unpack(raw, v);
       fold_batch<in_flight, per_vector>(v, body_e0 + (i + lane) * per_vector, in_flight,
@@ -178,7 +190,6 @@ __device__ __forceinline__ T stream_pieces(const T* __restrict__ in, const segme
                                         table.partials, op);
     }
     if (i < ve) {  // the warp's last, part-filled batch
-      uint4 raw[in_flight];
 #pragma unroll
       for (int j = 0; j < in_flight; ++j) {
         raw[j] = uint4{};

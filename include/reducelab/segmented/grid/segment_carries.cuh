@@ -80,12 +80,15 @@ __device__ T look_back(const carry_slots<T>& slots, long long block, OpT op,
     int nearest;
     for (;;) {
       if (state == 0) {
-        T v;
-        if (::reducelab::grid::try_read(slots.prefixes + j, slots.epoch, v)) {
-          value = v;
+        // Both slots read at once, one round trip per poll: a block publishes in one of the two, never both.
+        T p, a;
+        const bool has_prefix = ::reducelab::grid::try_read(slots.prefixes + j, slots.epoch, p);
+        const bool has_aggregate = ::reducelab::grid::try_read(slots.aggregates + j, slots.epoch, a);
+        if (has_prefix) {
+          value = p;
           state = 2;
-        } else if (::reducelab::grid::try_read(slots.aggregates + j, slots.epoch, v)) {
-          value = v;
+        } else if (has_aggregate) {
+          value = a;
           state = 1;
         }
       }
