@@ -39,12 +39,30 @@ long long num_elements(const offsets_t& o) { return o.back() - o.front(); }
 long long num_segments(const offsets_t& o) { return static_cast<long long>(o.size()) - 1; }
 
 /// The warp search of segmented/warp/warp_merge_path.cuh with its 32 lanes played one after another; `rounds`, when
-/// given, counts its rounds (each one memory round trip on the device).
-seg::path_coord warp_search(long long diag, const offsets_t& o, int* rounds = nullptr, long long w = 1) {
+/// given, counts its rounds (each one memory round trip on the device). early_x0 >= 0: the kernel's early candidates
+/// around early_x0 (loaded with offsets[0] and offsets[S], so no round of the search's own).
+seg::path_coord warp_search(long long diag, const offsets_t& o, int* rounds = nullptr, long long w = 1,
+                            long long early_x0 = -1) {
   const ends_of ends{o.data()};
   long long lo = seg::search_low(diag, num_elements(o), w);
   long long hi = seg::search_high(diag, num_segments(o), w);
   int count = 0;
+  if (early_x0 >= 0 && num_segments(o) > 0 && lo < hi) {
+    const long long first = seg::early_first(early_x0, num_segments(o));
+    EXPECT_TRUE(first >= 0 && first < num_segments(o)) << "early candidates start outside the segments";
+    const int n = static_cast<int>(std::min(32LL, num_segments(o) - first));
+    int trues = 0;
+    bool prefix = true;
+    for (int j = 0; j < n; ++j) {
+      const bool holds = ends(first + j) <= diag - w * (first + j + 1);  // the device's test, on the early ends
+      EXPECT_EQ(holds, seg::end_comes_first(ends, first + j, diag, w));
+      EXPECT_TRUE(!holds || prefix) << "the early candidates' answers are not a prefix, lane " << j;
+      prefix = prefix && holds;
+      trues += holds ? 1 : 0;
+    }
+    long long answer;
+    if (seg::answer_from_candidates(lo, hi, first, n, trues, answer)) lo = hi = answer;
+  }
   if (hi - lo > 32) {  // the guided round: a spread candidate and a guided one per lane
     ++count;
     const long long guess = seg::guess_segments(diag, num_segments(o), num_elements(o), w);
@@ -508,6 +526,93 @@ TEST(SegmentedPartition, MissedGuessesCostNoMoreRounds) {
     }
   }
   std::printf("missed guesses: %d of %d searches took fewer rounds than without the guided round\n", fewer, searched);
+}
+
+TEST(SegmentedPartition, CandidatesDecideOnlyWhenTheyBracketTheAnswer) {
+  long long a = -1;
+  // Window [100, 200]: candidates 120..151.
+  EXPECT_TRUE(seg::answer_from_candidates(100, 200, 120, 32, 5, a));  // 124 held, 125 did not
+  EXPECT_EQ(a, 125);
+  EXPECT_FALSE(seg::answer_from_candidates(100, 200, 120, 32, 0, a));   // the answer may lie below 120
+  EXPECT_FALSE(seg::answer_from_candidates(100, 200, 120, 32, 32, a));  // or above 151
+  EXPECT_TRUE(seg::answer_from_candidates(120, 200, 120, 32, 0, a));    // nothing below 120 can be the answer
+  EXPECT_EQ(a, 120);
+  EXPECT_TRUE(seg::answer_from_candidates(100, 152, 120, 32, 32, a));   // nothing above 151 up to hi
+  EXPECT_EQ(a, 152);
+  EXPECT_TRUE(seg::answer_from_candidates(0, 3, 0, 3, 3, a));  // fewer than 32 segments
+  EXPECT_EQ(a, 3);
+  EXPECT_FALSE(seg::answer_from_candidates(0, 0, 0, 0, 0, a));  // no candidate decides nothing
+  EXPECT_EQ(seg::early_first(5, 100), 0);
+  EXPECT_EQ(seg::early_first(50, 100), 34);
+  EXPECT_EQ(seg::early_first(100, 100), 68);  // the last block's end: the last 32 segments
+  EXPECT_EQ(seg::early_first(7, 20), 0);
+}
+
+TEST(SegmentedPartition, EarlyCandidatesFindUniformLengthsWithNoRound) {
+  // The kernel's early candidates sit around block * S / grid: for uniform lengths every block's two ends (its own
+  // diagonal and the next block's) are found with no round of the search, for the weights the kernel uses.
+  for (const long long w : {1LL, 6LL, 8LL})
+    for (const long long length : {0LL, 1LL, 8LL, 256LL, 4096LL, 65536LL}) {
+      const long long segments = length == 0 ? 100000 : (1LL << 24) / length;
+      offsets_t o(static_cast<std::size_t>(segments + 1));
+      for (long long s = 0; s <= segments; ++s) o[static_cast<std::size_t>(s)] = 7 + s * length;
+      const long long total = seg::path_cost(num_segments(o), num_elements(o), w);
+      for (const long long grid : {528LL, 1056LL}) {
+        int most = 0;
+        for (long long b = 0; b < grid; ++b) {
+          const seg::diagonal_range r = seg::block_diagonals(b, grid, total, 2048);
+          if (r.first == r.last) continue;
+          for (int end = 0; end < 2; ++end) {
+            const long long d = end == 0 ? r.first : r.last;
+            int rounds = 0;
+            const seg::path_coord got = warp_search(d, o, &rounds, w, (b + end) * segments / grid);
+            ASSERT_EQ(got.segment, search(d, o, w).segment) << "length " << length << ", diagonal " << d;
+            ASSERT_EQ(got.element, search(d, o, w).element) << "length " << length << ", diagonal " << d;
+            most = std::max(most, rounds);
+          }
+        }
+        EXPECT_EQ(most, 0) << "w " << w << ", uniform length " << length << ", grid " << grid << ": " << most
+                           << " rounds";
+      }
+    }
+}
+
+TEST(SegmentedPartition, MissedEarlyCandidatesCostNoRound) {
+  // Skewed and random layouts, and early candidates anywhere (0, S, wrong guesses): the answer stays exact, and the
+  // search takes no more rounds than it does without them.
+  std::mt19937_64 rng(11);
+  std::vector<offsets_t> layouts;
+  {
+    offsets_t o{0, 1LL << 21};
+    for (int s = 0; s < 250000; ++s) o.push_back(o.back() + 8);
+    layouts.push_back(o);
+  }
+  for (int r = 0; r < 3; ++r) {
+    const auto lengths = random_lengths(20000 + r * 30000, r % 2 == 0 ? 40 : 3000, 200 + r);
+    offsets_t o{0};
+    for (long long l : lengths) o.push_back(o.back() + (rng() % 10 == 0 ? 0 : l));
+    layouts.push_back(o);
+  }
+  layouts.push_back(offsets_t{0, 5, 5, 9});  // fewer segments than lanes
+  int searched = 0;
+  for (const auto& o : layouts)
+    for (const long long w : {1LL, 8LL}) {
+      const long long total = seg::path_cost(num_segments(o), num_elements(o), w);
+      for (long long d = 0; d <= total; d += 1 + total / 701) {
+        int without = 0;
+        const seg::path_coord want = warp_search(d, o, &without, w);
+        for (const long long x0 : {0LL, num_segments(o), static_cast<long long>(rng() % (num_segments(o) + 1)),
+                                   search(d, o, w).segment}) {
+          int rounds = 0;
+          const seg::path_coord got = warp_search(d, o, &rounds, w, x0);
+          ASSERT_EQ(got.segment, want.segment) << "diagonal " << d << ", x0 " << x0;
+          ASSERT_EQ(got.element, want.element) << "diagonal " << d << ", x0 " << x0;
+          EXPECT_LE(rounds, without) << "diagonal " << d << ", x0 " << x0;
+          ++searched;
+        }
+      }
+    }
+  EXPECT_GT(searched, 1000);
 }
 
 TEST(SegmentedPartition, RandomLayoutsCoverEveryStepOnce) {

@@ -177,6 +177,31 @@ __host__ __device__ constexpr bool narrow_guided(long long& lo, long long& hi, l
   return lo >= hi;
 }
 
+// Early candidates. A block's search cannot place its probes before it knows E (offsets[S] - offsets[0]): its
+// diagonals are a share of the path's cost. But the guided round's guess is about block * S / grid whatever E is, so
+// the kernel loads the 32 ends around that point in the same round trip as offsets[0] and offsets[S], and tests them
+// once E is known. When they bracket the answer (uniform lengths), the search needs no round of its own; when they do
+// not, it runs as before, and the early loads cost nothing but their slots.
+
+/// The first of the 32 early candidates around x0: inside [0, S) where S holds 32, else 0.
+__host__ __device__ constexpr long long early_first(long long x0, long long num_segments) {
+  const long long first = x0 - 16;
+  return num_segments <= 32 || first < 0 ? 0 : first > num_segments - 32 ? num_segments - 32 : first;
+}
+
+/// The answer, when the `count` consecutive candidates from `first`, of which the first `trues` held, decide it
+/// inside the window [lo, hi]: a candidate that held below it (or none below lo to hold), and one that did not above
+/// it (or none up to hi to fail).
+__host__ __device__ constexpr bool answer_from_candidates(long long lo, long long hi, long long first, int count,
+                                                          int trues, long long& answer) {
+  const bool floor_known = trues > 0 || first <= lo;
+  const bool ceiling_known = trues < count || first + count >= hi;
+  if (count <= 0 || !floor_known || !ceiling_known) return false;
+  const long long a = first + trues;
+  answer = a < lo ? lo : a > hi ? hi : a;
+  return true;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Combining partials of segments in order
 // ---------------------------------------------------------------------------------------------------------

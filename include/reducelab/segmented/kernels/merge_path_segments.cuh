@@ -39,11 +39,23 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
   using storage_t = agent::block_storage<PolicyT, T, OpT, Map>;
   __shared__ storage_t storage;
   __shared__ path_coord stretch[2];
+  __shared__ long long stretch_first_start;
 
   agent::segment_source<OffsetT, BeginT> src;
   src.offsets = offsets;
   src.begins = begins;
   src.num_segments = count.resolve();
+  // The two search warps' early candidates (segmented/merge_path.cuh): the ends around block * S / grid for the
+  // stretch's start (warp 0) and around the next block's for its end (warp 1), in flight with offsets[0] and
+  // offsets[S].
+  const int warp_id = threadIdx.x / 32;
+  long long early_from = -1, early_raw = 0;
+  if (warp_id < 2 && src.num_segments > 0) {
+    const long long x0 = (static_cast<long long>(blockIdx.x) + warp_id) * src.num_segments / gridDim.x;
+    early_from = early_first(x0, src.num_segments);
+    const long long x = early_from + threadIdx.x % 32;
+    if (x < src.num_segments) early_raw = static_cast<long long>(offsets[x + 1]);
+  }
   src.origin = src.num_segments > 0 ? static_cast<long long>(offsets[0]) : 0;
   const long long last = src.num_segments > 0 ? static_cast<long long>(offsets[src.num_segments]) : 0;
   src.num_elements = last > src.origin ? last - src.origin : 0;  // decreasing offsets are outside the contract
@@ -81,12 +93,18 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
   const long long total = path_cost(src.num_segments, src.num_elements, end_weight);
   const diagonal_range range = block_diagonals(blockIdx.x, gridDim.x, total, PolicyT::tile_steps);
   if (range.first == range.last) return;  // past the end of the path: no block after it looks back at it
-  const int warp_id = threadIdx.x / 32;
   if (warp_id < 2) {  // two warps find the stretch's two ends at once
     const path_coord c = warp::merge_path_search(
         warp_id == 0 ? range.first : range.last, [src](long long x) { return src.end(x); }, src.num_segments,
-        src.num_elements, end_weight);
-    if (threadIdx.x % 32 == 0) stretch[warp_id] = c;
+        src.num_elements, end_weight, early_from, early_raw - src.origin);
+    if (threadIdx.x % 32 == 0) {
+      stretch[warp_id] = c;
+      // Where the first segment starts, for the look-back after the walk: read now, while the search's candidates
+      // around it are still in L1; after the walk it had been a round trip to L2 before the carry was published.
+      if (warp_id == 0)
+        stretch_first_start =
+            c.segment < src.num_segments ? static_cast<long long>(src.offsets[c.segment]) - src.origin : src.num_elements;
+    }
   }
   __syncthreads();
   const path_coord from = stretch[0], to = stretch[1];
@@ -108,9 +126,7 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
                    : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
   }
   __syncthreads();  // this block's outputs are written (the look-back reads one of them back)
-  const long long first_start = from.segment < src.num_segments
-                                    ? static_cast<long long>(src.offsets[from.segment]) - src.origin
-                                    : src.num_elements;
+  const long long first_start = stretch_first_start;
   const long long block = blockIdx.x;
   if (threadIdx.x == 0) grid::publish_carry(carries, block, carry, !passes_through(from, to, first_start));
   // (the same in every thread; a segment the short-segment pass owns is written already)
