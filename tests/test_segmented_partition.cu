@@ -549,8 +549,10 @@ TEST(SegmentedPartition, CandidatesDecideOnlyWhenTheyBracketTheAnswer) {
 }
 
 TEST(SegmentedPartition, EarlyCandidatesFindUniformLengthsWithNoRound) {
-  // The kernel's early candidates sit around block * S / grid: for uniform lengths every block's two ends (its own
-  // diagonal and the next block's) are found with no round of the search, for the weights the kernel uses.
+  // The kernel's early candidates sit around block * S / grid: for uniform lengths from 256 up every block's two ends
+  // (its own diagonal and the next block's) are found with no round of the search, for the weights the kernel uses.
+  // Shorter ones may miss (a block's share of the path is rounded up, which shifts block b's answer by up to b / (w +
+  // length) segments) and then take the one guided round they took before.
   for (const long long w : {1LL, 6LL, 8LL})
     for (const long long length : {0LL, 1LL, 8LL, 256LL, 4096LL, 65536LL}) {
       const long long segments = length == 0 ? 100000 : (1LL << 24) / length;
@@ -571,8 +573,8 @@ TEST(SegmentedPartition, EarlyCandidatesFindUniformLengthsWithNoRound) {
             most = std::max(most, rounds);
           }
         }
-        EXPECT_EQ(most, 0) << "w " << w << ", uniform length " << length << ", grid " << grid << ": " << most
-                           << " rounds";
+        EXPECT_LE(most, length >= 256 ? 0 : 1)
+            << "w " << w << ", uniform length " << length << ", grid " << grid << ": " << most << " rounds";
       }
     }
 }
