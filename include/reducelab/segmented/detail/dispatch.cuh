@@ -192,6 +192,7 @@ void flat_segmented_reduce(const T* in, const OffsetT* offsets, long long num_se
   }
   kernels::segment_count count;
   count.host = num_segments;
+  count.per_block = static_cast<double>(num_segments) / static_cast<double>(grid);
   launch_merge_path<map>(in, offsets, static_cast<const OffsetT*>(nullptr), count, out, workspace.bytes(), epoch,
                          short_pass, grid, op, stream, dev);
 }
@@ -233,6 +234,7 @@ void general_segmented_reduce(const T* in, const OffsetT* begins, const OffsetT*
   CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, lengths, virtual_offsets, num_segments + 1, stream));
   kernels::segment_count count;
   count.host = num_segments;
+  count.per_block = static_cast<double>(num_segments) / static_cast<double>(grid);
   launch_merge_path<map>(in, static_cast<const long long*>(virtual_offsets), begins, count, out, carries,
                          ::reducelab::detail::next_epoch(), kernels::short_pass_flag{nullptr, 0}, grid, op, stream,
                          dev);

@@ -25,9 +25,12 @@
 
 namespace reducelab::segmented::kernels {
 
-/// The number of segments of a launch, known on the host.
+/// The number of segments of a launch, known on the host, and S / grid (where the search's early candidates of a
+/// block start, segmented/merge_path.cuh; a product on the device, where a 64-bit division had cost the kernel
+/// 200-600 bytes of spills).
 struct segment_count {
   long long host = 0;
+  double per_block = 0;
   __device__ __forceinline__ long long resolve() const { return host; }
 };
 
@@ -50,8 +53,8 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
   // offsets[S].
   const int warp_id = threadIdx.x / 32;
   long long early_from = -1, early_raw = 0;
-  if (warp_id < 2 && src.num_segments > 0) {
-    const long long x0 = (static_cast<long long>(blockIdx.x) + warp_id) * src.num_segments / gridDim.x;
+  if (Map == agent::element_map::contiguous && warp_id < 2 && src.num_segments > 0) {
+    const long long x0 = static_cast<long long>(static_cast<double>(blockIdx.x + warp_id) * count.per_block);
     early_from = early_first(x0, src.num_segments);
     const long long x = early_from + threadIdx.x % 32;
     if (x < src.num_segments) early_raw = static_cast<long long>(offsets[x + 1]);
@@ -101,7 +104,8 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
       stretch[warp_id] = c;
       // Where the first segment starts, for the look-back after the walk: read now, while the search's candidates
       // around it are still in L1; after the walk it had been a round trip to L2 before the carry was published.
-      if (warp_id == 0)
+      // (The one-array layout only: in the remapped one's kernels ptxas then spilled up to 212 bytes.)
+      if (Map == agent::element_map::contiguous && warp_id == 0)
         stretch_first_start =
             c.segment < src.num_segments ? static_cast<long long>(src.offsets[c.segment]) - src.origin : src.num_elements;
     }
@@ -126,7 +130,10 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
                    : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
   }
   __syncthreads();  // this block's outputs are written (the look-back reads one of them back)
-  const long long first_start = stretch_first_start;
+  const long long first_start = Map == agent::element_map::contiguous ? stretch_first_start
+                                : from.segment < src.num_segments
+                                    ? static_cast<long long>(src.offsets[from.segment]) - src.origin
+                                    : src.num_elements;
   const long long block = blockIdx.x;
   if (threadIdx.x == 0) grid::publish_carry(carries, block, carry, !passes_through(from, to, first_start));
   // (the same in every thread; a segment the short-segment pass owns is written already)
