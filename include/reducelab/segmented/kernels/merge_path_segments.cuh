@@ -50,10 +50,14 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
   src.num_segments = count.resolve();
   // The two search warps' early candidates (segmented/merge_path.cuh): the ends around block * S / grid for the
   // stretch's start (warp 0) and around the next block's for its end (warp 1), in flight with offsets[0] and
-  // offsets[S].
+  // offsets[S]. Only in the one-array layout and for commutative functors: there they made long segments 1-2 % faster
+  // at 2^26 and 3-8 % at 2^24 (H100 and H200, results/*-segmented/early-candidates.txt); in the remapped layout's
+  // kernels ptxas spilled up to 212 bytes more, and affine_compose (not commutative) ran 0.95x at uniform:1024 on the
+  // H100 with no gain elsewhere.
+  constexpr bool early_reads = Map == agent::element_map::contiguous && is_commutative_v<OpT>;
   const int warp_id = threadIdx.x / 32;
   long long early_from = -1, early_raw = 0;
-  if (Map == agent::element_map::contiguous && warp_id < 2 && src.num_segments > 0) {
+  if (early_reads && warp_id < 2 && src.num_segments > 0) {
     const long long x0 = static_cast<long long>(static_cast<double>(blockIdx.x + warp_id) * count.per_block);
     early_from = early_first(x0, src.num_segments);
     const long long x = early_from + threadIdx.x % 32;
@@ -104,8 +108,8 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
       stretch[warp_id] = c;
       // Where the first segment starts, for the look-back after the walk: read now, while the search's candidates
       // around it are still in L1; after the walk it had been a round trip to L2 before the carry was published.
-      // (The one-array layout only: in the remapped one's kernels ptxas then spilled up to 212 bytes.)
-      if (Map == agent::element_map::contiguous && warp_id == 0)
+      // (With the early reads only, for the same reasons.)
+      if (early_reads && warp_id == 0)
         stretch_first_start =
             c.segment < src.num_segments ? static_cast<long long>(src.offsets[c.segment]) - src.origin : src.num_elements;
     }
@@ -130,7 +134,7 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
                    : agent::walk_stretch<PolicyT, Map>(in, src, from, to, out, op, storage);
   }
   __syncthreads();  // this block's outputs are written (the look-back reads one of them back)
-  const long long first_start = Map == agent::element_map::contiguous ? stretch_first_start
+  const long long first_start = early_reads ? stretch_first_start
                                 : from.segment < src.num_segments
                                     ? static_cast<long long>(src.offsets[from.segment]) - src.origin
                                     : src.num_elements;
