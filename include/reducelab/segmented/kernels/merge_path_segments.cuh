@@ -52,13 +52,11 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
   // stretch's start (warp 0) and around the next block's for its end (warp 1), in flight with offsets[0] and
   // offsets[S]. Only in the one-array layout and for commutative functors: there they made long segments 1-2 % faster
   // at 2^26 and 3-8 % at 2^24 (H100 and H200, results/*-segmented/early-candidates.txt); in the remapped layout's
-  // kernels ptxas spilled up to 212 bytes more, and affine_compose (not commutative) ran 0.95x at uniform:1024 on the
-  // H100 with no gain elsewhere.
+  // kernels ptxas spilled up to 212 bytes more, and affine_compose (not commutative) gained nowhere.
   constexpr bool early_reads = Map == agent::element_map::contiguous && is_commutative_v<OpT>;
-  const int warp_id = threadIdx.x / 32;
   long long early_from = -1, early_raw = 0;
-  if (early_reads && warp_id < 2 && src.num_segments > 0) {
-    const long long x0 = static_cast<long long>(static_cast<double>(blockIdx.x + warp_id) * count.per_block);
+  if (early_reads && threadIdx.x < 64 && src.num_segments > 0) {
+    const long long x0 = static_cast<long long>(static_cast<double>(blockIdx.x + threadIdx.x / 32) * count.per_block);
     early_from = early_first(x0, src.num_segments);
     const long long x = early_from + threadIdx.x % 32;
     if (x < src.num_segments) early_raw = static_cast<long long>(offsets[x + 1]);
@@ -100,6 +98,9 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
   const long long total = path_cost(src.num_segments, src.num_elements, end_weight);
   const diagonal_range range = block_diagonals(blockIdx.x, gridDim.x, total, PolicyT::tile_steps);
   if (range.first == range.last) return;  // past the end of the path: no block after it looks back at it
+  // (warp_id declared here, not with the early reads above: declared before the short-pass branch, it changed the
+  // machine code of affine_compose's kernel, which then ran 0.95x at uniform:1024 on the H100.)
+  const int warp_id = threadIdx.x / 32;
   if (warp_id < 2) {  // two warps find the stretch's two ends at once
     const path_coord c = warp::merge_path_search(
         warp_id == 0 ? range.first : range.last, [src](long long x) { return src.end(x); }, src.num_segments,
