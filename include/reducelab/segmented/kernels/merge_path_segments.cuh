@@ -50,9 +50,12 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
   src.num_segments = count.resolve();
   // The two search warps' early candidates (segmented/merge_path.cuh): the ends around block * S / grid for the
   // stretch's start (warp 0) and around the next block's for its end (warp 1), in flight with offsets[0] and
-  // offsets[S]. Only in the one-array layout and for commutative functors: there they made long segments 1-2 % faster
-  // at 2^26 and 3-8 % at 2^24 (H100 and H200, results/*-segmented/early-candidates.txt); in the remapped layout's
-  // kernels ptxas spilled up to 212 bytes more, and affine_compose (not commutative) gained nowhere.
+  // offsets[S]. Only in the one-array layout and for commutative functors: there, with the look-back and stream-walk
+  // changes of the same stop, long segments ran up to 3 % faster at 2^26 and up to 11 % at 2^24 (H100 and H200,
+  // results/*-segmented/early-candidates.txt). In the remapped layout's kernels ptxas spilled up to 212 bytes more.
+  // affine_compose (not commutative) keeps the machine code it had: with the early reads and warp_id declared above
+  // the short-pass branch it ran 0.95x at uniform:1024 on the H100 (0.985-1.028x elsewhere); warp_id's place alone gave
+  // the 0.95x (below), and the early reads alone are not measured for it.
   constexpr bool early_reads = Map == agent::element_map::contiguous && is_commutative_v<OpT>;
   long long early_from = -1, early_raw = 0;
   if (early_reads && threadIdx.x < 64 && src.num_segments > 0) {
@@ -111,8 +114,9 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
       // around it are still in L1; after the walk it had been a round trip to L2 before the carry was published.
       // (With the early reads only, for the same reasons.)
       if (early_reads && warp_id == 0)
-        stretch_first_start =
-            c.segment < src.num_segments ? static_cast<long long>(src.offsets[c.segment]) - src.origin : src.num_elements;
+        stretch_first_start = c.segment < src.num_segments
+                                  ? static_cast<long long>(src.offsets[c.segment]) - src.origin
+                                  : src.num_elements;
     }
   }
   __syncthreads();
