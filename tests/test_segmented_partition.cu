@@ -382,6 +382,25 @@ offsets_t random_layout(std::mt19937_64& rng, int round, std::size_t max_count, 
   return offsets_of(lengths, round % 3);
 }
 
+/// One segment of 2^21 values then 250 000 of 8, and `randoms` layouts of random lengths (count first_count + 30 000 r,
+/// lengths up to 40 or 3000 by turns, random_lengths seeded seed + r), about a tenth of their segments emptied by `rng`:
+/// layouts on which the searches' guesses are wrong for most diagonals.
+std::vector<offsets_t> giant_and_random_layouts(int randoms, std::size_t first_count, std::uint64_t seed,
+                                                std::mt19937_64& rng) {
+  std::vector<offsets_t> layouts;
+  offsets_t giant{0, 1LL << 21};
+  for (int s = 0; s < 250000; ++s) giant.push_back(giant.back() + 8);
+  layouts.push_back(giant);
+  for (int r = 0; r < randoms; ++r) {
+    const auto lengths = random_lengths(first_count + static_cast<std::size_t>(r) * 30000, r % 2 == 0 ? 40 : 3000,
+                                        seed + static_cast<std::uint64_t>(r));
+    offsets_t o{0};
+    for (long long l : lengths) o.push_back(o.back() + (rng() % 10 == 0 ? 0 : l));
+    layouts.push_back(o);
+  }
+  return layouts;
+}
+
 }  // namespace partition_test
 using namespace partition_test;
 
@@ -496,18 +515,7 @@ TEST(SegmentedPartition, MissedGuessesCostNoMoreRounds) {
   // One giant segment then short ones, and random lengths: the guess is wrong for most diagonals; the search must
   // still be exact, and take no more rounds than the search without the guided round (33-fold per round).
   std::mt19937_64 rng(7);
-  std::vector<offsets_t> layouts;
-  {
-    offsets_t o{0, 1LL << 21};
-    for (int s = 0; s < 250000; ++s) o.push_back(o.back() + 8);
-    layouts.push_back(o);
-  }
-  for (int r = 0; r < 4; ++r) {
-    const auto lengths = random_lengths(50000 + r * 30000, r % 2 == 0 ? 40 : 3000, 100 + r);
-    offsets_t o{0};
-    for (long long l : lengths) o.push_back(o.back() + (rng() % 10 == 0 ? 0 : l));
-    layouts.push_back(o);
-  }
+  const std::vector<offsets_t> layouts = giant_and_random_layouts(4, 50000, 100, rng);
   int searched = 0, fewer = 0;
   for (const auto& o : layouts) {
     const long long total = num_segments(o) + num_elements(o);
@@ -583,18 +591,7 @@ TEST(SegmentedPartition, MissedEarlyCandidatesCostNoRound) {
   // Skewed and random layouts, and early candidates anywhere (0, S, wrong guesses): the answer stays exact, and the
   // search takes no more rounds than it does without them.
   std::mt19937_64 rng(11);
-  std::vector<offsets_t> layouts;
-  {
-    offsets_t o{0, 1LL << 21};
-    for (int s = 0; s < 250000; ++s) o.push_back(o.back() + 8);
-    layouts.push_back(o);
-  }
-  for (int r = 0; r < 3; ++r) {
-    const auto lengths = random_lengths(20000 + r * 30000, r % 2 == 0 ? 40 : 3000, 200 + r);
-    offsets_t o{0};
-    for (long long l : lengths) o.push_back(o.back() + (rng() % 10 == 0 ? 0 : l));
-    layouts.push_back(o);
-  }
+  std::vector<offsets_t> layouts = giant_and_random_layouts(3, 20000, 200, rng);
   layouts.push_back(offsets_t{0, 5, 5, 9});  // fewer segments than lanes
   int searched = 0;
   for (const auto& o : layouts)
