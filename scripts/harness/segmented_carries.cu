@@ -14,9 +14,6 @@
 //   b4_i16_8_4_2049   a candidate it was measured against (candidate_policy below)
 //   timed             the library's kernel (as at d31792d) with %globaltimer stamps per block: prints where the last
 //                     call's time went (entry, stretch found, walk done, carry published, done)
-//   timed_now         the same stamps in the merge-path pass as at a758067 (stop 50: early candidates, weighted ends,
-//                     the stream walk), without the short-segment pass. Rows are picked by substring, so asking for
-//                     timed_now runs timed too; the stamps printed are those of the last row, timed_now
 //   scalar_reduce     reducelab::reduce over all 2^24 values (a streaming floor, not a segmented result)
 //   weightW           the library's kernel with segment ends of weight W on the path (W = 2, 3, 4, 6, 8, 12), stop 39
 //   wavesK            the library's kernel with K times its grid (K waves, K = 2, 4, 8, 16), stop 39
@@ -237,103 +234,17 @@ __global__ void __launch_bounds__(policy::block_threads, policy::min_blocks_per_
   if (threadIdx.x == 0) mine[4] = now_ns();
 }
 
-/// The library's merge-path pass as at stop 50 (a758067: early candidates, weighted ends, the stream walk where it
-/// applies, the first segment's start read after the search) with the same stamps, over one offsets array and without
-/// the short-segment pass (which the library launches before it from about 8400 segments; at 2^26 uniform:2^16 has
-/// 1024 and takes none).
-__global__ void __launch_bounds__(policy::block_threads, policy::min_blocks_per_sm)
-    timed_current(const value_t* __restrict__ in, const long long* offsets, long long S, double per_block, value_t* out,
-                  seg::grid::carry_slots<value_t> carries, unsigned long long* stamps) {
-  using namespace reducelab::segmented;
-  constexpr auto Map = agent::element_map::contiguous;
-  __shared__ agent::block_storage<policy, value_t, plus_int, Map> storage;
-  __shared__ path_coord stretch[2];
-  __shared__ long long stretch_first_start;
-  unsigned long long* mine = stamps + stamps_per_block * blockIdx.x;
-  if (threadIdx.x == 0) mine[0] = now_ns();
-  agent::segment_source<long long, long long> src;
-  src.offsets = offsets;
-  src.begins = nullptr;
-  src.num_segments = S;
-  long long early_from = -1, early_raw = 0;
-  if (threadIdx.x < 64) {
-    const long long x0 = static_cast<long long>(static_cast<double>(blockIdx.x + threadIdx.x / 32) * per_block);
-    early_from = early_first(x0, S);
-    const long long x = early_from + threadIdx.x % 32;
-    if (x < S) early_raw = offsets[x + 1];
-  }
-  src.origin = offsets[0];
-  src.num_elements = offsets[S] - src.origin;
-  constexpr long long end_weight = agent::streamable<Map, value_t, plus_int> ? policy::end_step_weight : 1;
-  const diagonal_range range =
-      block_diagonals(blockIdx.x, gridDim.x, path_cost(S, src.num_elements, end_weight), policy::tile_steps);
-  if (range.first == range.last) return;  // no block of the harness's layouts is: the stamps would stay unwritten
-  const int warp_id = threadIdx.x / 32;
-  if (warp_id < 2) {
-    const path_coord c = warp::merge_path_search(
-        warp_id == 0 ? range.first : range.last, [src](long long x) { return src.end(x); }, S, src.num_elements,
-        end_weight, early_from, early_raw - src.origin);
-    if (threadIdx.x % 32 == 0) {
-      stretch[warp_id] = c;
-      if (warp_id == 0) stretch_first_start = c.segment < S ? offsets[c.segment] - src.origin : src.num_elements;
-    }
-  }
-  __syncthreads();
-  const path_coord from = stretch[0], to = stretch[1];
-  if (threadIdx.x == 0) mine[1] = now_ns();
-  const long long average = (to.element - from.element) / (to.segment - from.segment + 1);
-  value_t carry;
-  if constexpr (agent::streamable<Map, value_t, plus_int>) {
-    carry = average >= policy::stream_min_average && to.segment - from.segment < agent::max_stream_pieces
-                ? agent::stream_pieces<policy, Map>(in, src, from, to, out, plus_int{}, storage)
-                : agent::reduce_pieces_by_average<policy, Map>(in, src, from, to, out, plus_int{}, average, storage);
-  } else {
-    carry = agent::reduce_pieces_by_average<policy, Map>(in, src, from, to, out, plus_int{}, average, storage);
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) mine[2] = now_ns();
-  const long long first_start = stretch_first_start;
-  if (threadIdx.x == 0) grid::publish_carry(carries, blockIdx.x, carry, !passes_through(from, to, first_start));
-  if (threadIdx.x == 0) mine[3] = now_ns();
-  if (finishes_earlier_segment(from, to, first_start)) {
-    const value_t own = threadIdx.x == 0 ? out[from.segment] : carry;
-    const value_t before =
-        grid::look_back<policy::block_threads>(carries, blockIdx.x, plus_int{}, storage.range().reduce);
-    if (threadIdx.x == 0) out[from.segment] = before + own;
-  }
-  if (threadIdx.x == 0) mine[4] = now_ns();
-}
-
 unsigned long long* stamps_buffer = nullptr;
-long long stamps_capacity = 0;  // blocks the buffer holds
-long long stamps_grid = 0;      // blocks of the last timed call
-
-/// The stamps buffer, for a grid of `grid` blocks.
-unsigned long long* stamps_for(long long grid) {
-  if (grid > stamps_capacity) {
-    if (stamps_buffer != nullptr) CHECK_CUDA(cudaFree(stamps_buffer));
-    CHECK_CUDA(cudaMalloc(&stamps_buffer, 8 * stamps_per_block * grid));
-    stamps_capacity = grid;
-  }
-  stamps_grid = grid;
-  return stamps_buffer;
-}
+long long stamps_grid = 0;
 
 void timed(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace, cudaStream_t stream) {
-  const long long grid = resident_grid<&timed_library>(policy::block_threads);
-  unsigned long long* stamps = stamps_for(grid);
-  timed_library<<<static_cast<unsigned>(grid), policy::block_threads, 0, stream>>>(
-      in, offsets, S, out, seg::grid::carry_slots<value_t>::carve(workspace, grid, reducelab::detail::next_epoch()),
-      stamps);
-}
-
-void timed_now(const value_t* in, const long long* offsets, long long S, value_t* out, void* workspace,
-               cudaStream_t stream) {
-  const long long grid = resident_grid<&timed_current>(policy::block_threads);
-  unsigned long long* stamps = stamps_for(grid);
-  timed_current<<<static_cast<unsigned>(grid), policy::block_threads, 0, stream>>>(
-      in, offsets, S, static_cast<double>(S) / static_cast<double>(grid), out,
-      seg::grid::carry_slots<value_t>::carve(workspace, grid, reducelab::detail::next_epoch()), stamps);
+  if (stamps_buffer == nullptr) {
+    stamps_grid = resident_grid<&timed_library>(policy::block_threads);
+    CHECK_CUDA(cudaMalloc(&stamps_buffer, 8 * stamps_per_block * stamps_grid));
+  }
+  timed_library<<<static_cast<unsigned>(stamps_grid), policy::block_threads, 0, stream>>>(
+      in, offsets, S, out, seg::grid::carry_slots<value_t>::carve(workspace, stamps_grid, reducelab::detail::next_epoch()),
+      stamps_buffer);
 }
 
 /// Print, for the last timed call, each stamp's spread over the blocks, in µs after the first block's entry.
@@ -1261,7 +1172,6 @@ int main(int argc, char** argv) {
                                  {"waves16", library_under<policy, 16>, true},
                                  {"library_5_blocks", library_under<five_blocks_policy>, true},
                                  {"timed", timed, true},
-                                 {"timed_now", timed_now, true},
                                  {"previous_policy", library_under<previous_policy>, true},
                                  {"previous_8byte", library_under<candidate_policy<5, 8, 4, 4, 1536>>, true},
                                  {"b4_i16_8_4_2049", library_under<candidate_policy<4, 16, 8, 4, 2049>>, true},
