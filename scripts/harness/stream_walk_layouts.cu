@@ -9,7 +9,8 @@
 //   wshareK     wshare with K loads in flight per lane (2 KiB x K / 4 per step)
 //   rot         contig with block b starting its sweep (b x 3) mod steps steps into its share and wrapping round
 //   stripedC    one wave, chunks of C KiB dealt round robin (chunk c to block c mod G)
-//   timedL      the library's kernel copied with %globaltimer stamps per block (seglibL's work; printed after the rows)
+//   timedL      the library's merge-path pass copied with %globaltimer stamps per block (seglibL's work, as at
+//               a758067; printed after the rows)
 //
 // Build here (no project build needed):
 //   nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include -I src -I . -o stream_walk_layouts \
@@ -124,8 +125,10 @@ __global__ void __launch_bounds__(threads, 4) striped(const int4* __restrict__ i
 }
 
 
-// --- where seglib's time goes: the library's kernel (kernels/merge_path_segments.cuh as at 4bf90cf, plus over int32,
-// one offsets array) with %globaltimer stamps per block ----------------------------------------------------------
+// --- where seglib's time goes: the library's merge-path pass (kernels/merge_path_segments.cuh as at a758067, stop 50:
+// early candidates, weighted ends, the first segment's start read after the search; plus over int32, one offsets
+// array, without the short-segment pass, which at these lengths only decides and leaves) with %globaltimer stamps per
+// block ------------------------------------------------------------------------------------------------------------
 
 namespace seg = reducelab::segmented;
 using seg_policy = seg::tuning::default_policy<4>;
@@ -139,31 +142,44 @@ __device__ __forceinline__ unsigned long long now_ns() {
 }
 
 __global__ void __launch_bounds__(seg_policy::block_threads, seg_policy::min_blocks_per_sm)
-    timed_segments(const int* __restrict__ in, const long long* offsets, long long S, int* out,
+    timed_segments(const int* __restrict__ in, const long long* offsets, long long S, double per_block, int* out,
                    seg::grid::carry_slots<int> carries, unsigned long long* stamps) {
   using namespace reducelab::segmented;
   constexpr auto Map = agent::element_map::contiguous;
   using PolicyT = seg_policy;
   __shared__ agent::block_storage<PolicyT, int, plus_op, Map> storage;
   __shared__ path_coord stretch[2];
+  __shared__ long long stretch_first_start;
   unsigned long long* mine = stamps + stamps_per_block * blockIdx.x;
   if (threadIdx.x == 0) mine[0] = now_ns();
   agent::segment_source<long long, long long> src;
   src.offsets = offsets;
   src.begins = nullptr;
   src.num_segments = S;
+  long long early_from = -1, early_raw = 0;
+  if (threadIdx.x < 64 && S > 0) {
+    const long long x0 = static_cast<long long>(static_cast<double>(blockIdx.x + threadIdx.x / 32) * per_block);
+    early_from = early_first(x0, S);
+    const long long x = early_from + threadIdx.x % 32;
+    if (x < S) early_raw = offsets[x + 1];
+  }
   src.origin = offsets[0];
   const long long last = offsets[S];
   src.num_elements = last > src.origin ? last - src.origin : 0;
   if (threadIdx.x == 0) mine[1] = now_ns() + (src.num_elements == 0 ? 1 : 0);  // after the bounds arrive
-  const long long total = src.num_segments + src.num_elements;
+  constexpr long long end_weight = PolicyT::end_step_weight;  // plus over int32 streams: its ends are weighted
+  const long long total = path_cost(src.num_segments, src.num_elements, end_weight);
   const diagonal_range range = block_diagonals(blockIdx.x, gridDim.x, total, PolicyT::tile_steps);
   const int warp_id = threadIdx.x / 32;
   if (warp_id < 2) {
     const path_coord c = warp::merge_path_search(
         warp_id == 0 ? range.first : range.last, [src](long long x) { return src.end(x); }, src.num_segments,
-        src.num_elements);
-    if (threadIdx.x % 32 == 0) stretch[warp_id] = c;
+        src.num_elements, end_weight, early_from, early_raw - src.origin);
+    if (threadIdx.x % 32 == 0) {
+      stretch[warp_id] = c;
+      if (warp_id == 0)
+        stretch_first_start = c.segment < S ? offsets[c.segment] - src.origin : src.num_elements;
+    }
   }
   __syncthreads();
   const path_coord from = stretch[0], to = stretch[1];
@@ -175,9 +191,7 @@ __global__ void __launch_bounds__(seg_policy::block_threads, seg_policy::min_blo
                   : agent::reduce_pieces_by_average<PolicyT, Map>(in, src, from, to, out, op, average, storage);
   __syncthreads();
   if (threadIdx.x == 0) mine[3] = now_ns();
-  const long long first_start = from.segment < src.num_segments
-                                    ? static_cast<long long>(src.offsets[from.segment]) - src.origin
-                                    : src.num_elements;
+  const long long first_start = stretch_first_start;
   const long long block = blockIdx.x;
   if (threadIdx.x == 0) grid::publish_carry(carries, block, carry, !passes_through(from, to, first_start));
   if (finishes_earlier_segment(from, to, first_start)) {
@@ -313,8 +327,8 @@ int main(int argc, char** argv) {
             rw.kernel<<<grid, threads, 0, stream>>>(reinterpret_cast<const int4*>(in), nvec, partials);
           } else if (rw.timed) {
             timed_segments<<<grid, seg_policy::block_threads, 0, stream>>>(
-                in, offsets, segments, seg_out, seg::grid::carry_slots<int>::carve(carry_bytes, grid, ++epoch),
-                stamps);
+                in, offsets, segments, static_cast<double>(segments) / grid, seg_out,
+                seg::grid::carry_slots<int>::carve(carry_bytes, grid, ++epoch), stamps);
           } else if (rw.cub) {
             CHECK_CUDA(cub::DeviceSegmentedReduce::Sum(cub_temp, cub_temp_bytes, in, seg_out, segments, offsets,
                                                        offsets + 1, stream));
@@ -363,7 +377,8 @@ int main(int argc, char** argv) {
       CHECK_CUDA(cudaMemcpy(offsets, o.data(), o.size() * 8, cudaMemcpyHostToDevice));
       timer.flush(7);
       timed_segments<<<grid, seg_policy::block_threads, 0, stream>>>(
-          in, offsets, segments, seg_out, seg::grid::carry_slots<int>::carve(carry_bytes, grid, ++epoch), stamps);
+          in, offsets, segments, static_cast<double>(segments) / grid, seg_out,
+          seg::grid::carry_slots<int>::carve(carry_bytes, grid, ++epoch), stamps);
       CHECK_CUDA(cudaStreamSynchronize(stream));
       print_stamps(stamps, grid);
     }
