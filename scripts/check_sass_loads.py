@@ -17,14 +17,19 @@ one. A checked kernel passes when at least half of its 16-byte loads are in batc
 thread, read from its template arguments (--vectors-arg); a kernel with V = 1 has nothing to check. Edges (a last
 partial pass, a head) make small batches, hence "half".
 
-  python3 scripts/check_sass_loads.py build/reducelab [--check REGEX] [--vectors-arg N] [--list [--kernel REGEX]]
+  python3 scripts/check_sass_loads.py build/reducelab [--check REGEX] [--vectors-arg N | --loads N]
+                                      [--list [--kernel REGEX]]
   python3 scripts/check_sass_loads.py --self-test   (the counting rules on known machine code; no cuobjdump needed)
 
 By default the script checks the kernels reducelab::reduce launches on a Hopper GPU: the one-block and multi-block
 kernels (single_pass_few_blocks at single_pass's shape), at the shapes include/reducelab/tuning/sm90.hpp gives each
 value size, of the built-in commutative functors over arithmetic values (the direct fold) and of affine_compose (the
 warp tiles, and the one-block kernel's thread runs). Other shapes are `reducelab tune`'s candidates, which it times
-rather than trusts. --check REGEX checks every demangled kernel it matches instead, whatever its shape. The script
+rather than trusts. --check REGEX checks every demangled kernel it matches instead, whatever its shape, each at the
+loads its --vectors-arg-th template argument gives, or at --loads N. (CTest sass.segmented_in_order_loads checks the
+merge-path kernels of affine_compose at 4: the pieces walk's groups and the warp tiles of agent/in_order_tiles.cuh;
+at stop 51 a change elsewhere in that kernel made ptxas fold between the groups' loads, batches [1, 3, 1, 3, 2, 2, 2,
+2, 4, 4, 4], and affine maps in segments of 24 ran 1.15x slower on the H200.) The script
 exits 1 naming each checked kernel that keeps fewer loads in flight, 2 if none was checked. --list prints every
 kernel with its 16-byte loads' depths.
 cuobjdump and the nvdisasm it runs come from $CUOBJDUMP / $NVDISASM, PATH, the CUDA Toolkit, or $REDUCELAB_TOOLS_DIR
@@ -285,6 +290,8 @@ def main():
     ap.add_argument("--kernel", default=".", help="only kernels whose demangled name matches (listing)")
     ap.add_argument("--check", help="kernels that must keep their loads in flight (default: see the module doc)")
     ap.add_argument("--vectors-arg", type=int, default=1, help="template argument holding the loads per thread")
+    ap.add_argument("--loads", type=int, help="with --check: the loads per thread every checked kernel must keep in "
+                    "flight, for kernels whose template arguments do not say (the segmented kernels')")
     ap.add_argument("--list", action="store_true", help="print each kernel's 16-byte load depths")
     args = ap.parse_args()
     if args.self_test:
@@ -315,7 +322,7 @@ def main():
         required = 0 if args.check else launched_on_sm90(name, shapes)
         if not (re.search(args.check, name) if args.check else required):
             continue
-        vectors = required or template_arg(name, args.vectors_arg)
+        vectors = required or args.loads or template_arg(name, args.vectors_arg)
         if vectors is None:
             print(f"check_sass_loads: no loads-per-thread argument at {args.vectors_arg} in {name}", file=sys.stderr)
             return 2

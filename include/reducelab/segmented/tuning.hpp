@@ -64,6 +64,12 @@
 //                      1.05x / 1.03x at 2^20, 1.07x / 1.06x on the giant layout, 1.18x / 1.24x on the mixed one, and
 //                      0.97x at 1000 on both (16-lane groups instead of 32). In the exploration runs on the H100, 8
 //                      loads for lone lanes too cost 25 % at length 1
+//   pieces_in_order_vectors  16-byte loads per lane of a warp tile where a non-commutative functor's warp and block
+//                      pieces are read in warp tiles (agent/in_order_tiles.cuh): 4 (a warp's stage is 2.3 KiB).
+//                      Stop 51, affine_compose over affine32 at 2^26 on the H200, same run against main (results/
+//                      NVIDIA_H200-segmented/in-order-tiles.txt, call 2; the tiles still in the group loop then): 4
+//                      1.08x at 4096, 1.03x at 2^16, 1.04-1.05x at 2^20, 1.10x at 2048; 2 0.998-0.999x, 1.00x,
+//                      1.02x and 0.98x there (both about 2x at 1024)
 //   pieces_short_average  a stretch whose segments average fewer elements than this takes the short-segment walk
 //                      (agent/segment_pieces.cuh, reduce_short_pieces: a lane per piece, pieces_short_batch pieces per
 //                      lane per round, pieces_short_unroll elements of each loaded at once, the next round's offsets
@@ -157,6 +163,7 @@ struct policy {
   static constexpr int pieces_loads_in_flight = 4;
   static constexpr int pieces_lone_loads_in_flight = 4;
   static constexpr int pieces_short_average = 0;
+  static constexpr int pieces_in_order_vectors = 4;
   static constexpr int pieces_short_batch = 4;
   static constexpr int pieces_short_unroll = 1;
   static constexpr long long stream_min_average = 512;

@@ -28,6 +28,7 @@
 
 #include "reducelab/block/block_reduce_range.cuh"
 #include "reducelab/core/traits.hpp"
+#include "reducelab/segmented/agent/in_order_tiles.cuh"
 #include "reducelab/segmented/block/block_segmented_scan.cuh"
 #include "reducelab/segmented/merge_path.cuh"
 
@@ -86,7 +87,13 @@ template <class PolicyT, class T, class OpT, element_map Map>
 struct block_storage {
   using tile_t = tile_storage<PolicyT, T, Map>;
   using range_t = ::reducelab::block::range_storage<T, PolicyT::block_threads, ::reducelab::block::default_range_algorithm<OpT>>;
-  static constexpr std::size_t bytes = sizeof(tile_t) > sizeof(range_t) ? sizeof(tile_t) : sizeof(range_t);
+  // The pieces walk's warp tiles (agent/in_order_tiles.cuh), where (OpT, T) reads its pieces in them.
+  using in_order_t = ::cuda::std::conditional_t<in_order_tiles<T, OpT>,
+                                                in_order_tile_storage<T, PolicyT::block_threads,
+                                                                      PolicyT::pieces_in_order_vectors>,
+                                                range_t>;
+  static constexpr std::size_t tile_or_range = sizeof(tile_t) > sizeof(range_t) ? sizeof(tile_t) : sizeof(range_t);
+  static constexpr std::size_t bytes = tile_or_range > sizeof(in_order_t) ? tile_or_range : sizeof(in_order_t);
   static_assert(bytes <= 40 * 1024,
                 "reducelab::segmented_reduce: this value type is too large for the segmented kernels' shared-memory "
                 "tiles (lower items_per_thread in segmented/tuning.hpp)");
@@ -105,6 +112,7 @@ struct block_storage {
 
   __device__ tile_t& tile() { return *reinterpret_cast<tile_t*>(raw); }
   __device__ range_t& range() { return *reinterpret_cast<range_t*>(raw); }
+  __device__ in_order_t& in_order() { return *reinterpret_cast<in_order_t*>(raw); }
   __device__ T& carry() { return *reinterpret_cast<T*>(carry_raw); }
 };
 

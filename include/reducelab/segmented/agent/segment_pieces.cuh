@@ -26,6 +26,7 @@
 #include "reducelab/agent/block_vectors.cuh"
 #include "reducelab/block/block_reduce_range.cuh"
 #include "reducelab/core/traits.hpp"
+#include "reducelab/segmented/agent/in_order_tiles.cuh"
 #include "reducelab/segmented/agent/merge_path_block.cuh"
 #include "reducelab/segmented/merge_path.cuh"
 #include "reducelab/segmented/warp/group_reduce.cuh"
@@ -39,11 +40,6 @@ namespace reducelab::segmented::agent {
 
 /// Items per lane below which a piece stays with its group.
 inline constexpr int group_items = 16;
-
-/// Whether a commutative fold may read T in 16-byte vectors: a whole number of values per vector, each at its own
-/// alignment (so a vector-aligned address starts a value).
-template <class T>
-inline constexpr bool vector_fold = sizeof(T) <= 16 && 16 % sizeof(T) == 0 && alignof(T) == sizeof(T);
 
 /// Commutative functors only: acc joined with the elements in[first, last) that fall to `rank` of `lanes` lanes
 /// sharing the range (vector-aligned 16-byte loads, InFlight in flight per lane, where T allows; the unaligned head and
@@ -206,6 +202,20 @@ __device__ __forceinline__ T block_reduce_piece(const T* __restrict__ in, long l
   }
 }
 
+/// The combination of in[first, last) in order by the G lanes of this lane's group, as group_reduce_range, but a warp
+/// of a functor that is not commutative reads it in warp tiles (agent/in_order_tiles.cuh) with its slice of the
+/// block's storage.
+template <int G, class PolicyT, class T, class OpT, class StorageT>
+__device__ __forceinline__ T group_reduce_piece(const T* __restrict__ in, long long first, long long last, OpT op,
+                                                StorageT& storage) {
+  if constexpr (G == 32 && in_order_tiles<T, OpT>) {
+    return warp_reduce_part_in_order<PolicyT::pieces_in_order_vectors>(in, first, last, 0, 1, op,
+                                                                       storage.in_order().warp[threadIdx.x / 32]);
+  } else {
+    return group_reduce_range<G, loads_in_flight<PolicyT, G>>(in, first, last, op);
+  }
+}
+
 /// Where piece k of the stretch lies: its segment, its elements [first, last) on the path, and `base`, so that path
 /// element j of the piece is in[base + j].
 struct piece_bounds {
@@ -253,14 +263,21 @@ __device__ __forceinline__ T reduce_listed_pieces(const T* __restrict__ in, cons
   const int mids = storage.mid_count < storage_t::max_mid_pieces ? storage.mid_count : storage_t::max_mid_pieces;
   for (int i = tid / 32; i < mids; i += warps) {
     const piece_bounds p = piece_at<Map>(src, from, to, storage.mid_pieces[i]);
-    const T value = group_reduce_range<32, loads_in_flight<PolicyT, 32>>(in, p.base + p.first, p.base + p.last, op);
+    const T value = group_reduce_piece<32, PolicyT>(in, p.base + p.first, p.base + p.last, op, storage);
     if (tid % 32 == 0) finish_piece(out, to, p.segment, value, storage);
   }
   const int longs = storage.long_count < storage_t::max_long_pieces ? storage.long_count : storage_t::max_long_pieces;
   for (int i = 0; i < longs; ++i) {
     const piece_bounds p = piece_at<Map>(src, from, to, storage.long_pieces[i]);
-    constexpr int in_flight = loads_in_flight<PolicyT, threads>;
-    const T value = block_reduce_piece<threads, in_flight>(in, p.base + p.first, p.base + p.last, op, storage.range());
+    T value;
+    if constexpr (in_order_tiles<T, OpT>) {
+      value = block_reduce_piece_in_order<threads, PolicyT::pieces_in_order_vectors>(in, p.base + p.first,
+                                                                                       p.base + p.last, op,
+                                                                                       storage.in_order());
+    } else {
+      constexpr int in_flight = loads_in_flight<PolicyT, threads>;
+      value = block_reduce_piece<threads, in_flight>(in, p.base + p.first, p.base + p.last, op, storage.range());
+    }
     if (tid == 0) finish_piece(out, to, p.segment, value, storage);
     __syncthreads();  // the range storage is free again
   }
@@ -340,7 +357,7 @@ __device__ __forceinline__ short_batch<Batch> locate_short_pieces(const segment_
 /// offsets, then the values) per piece, so the walk is latency bound (H100, 2^24 int32 in segments of one: 230 µs,
 /// 35 % of peak); Batch * Unroll loads in flight per lane hide that. Elements are folded in order, so any functor.
 template <class PolicyT, element_map Map, class T, class OffsetT, class BeginT, class OpT>
-__device__ __forceinline__ T reduce_short_pieces(const T* __restrict__ in, const segment_source<OffsetT, BeginT>& src,
+__device__ __forceinline__ void reduce_short_pieces(const T* __restrict__ in, const segment_source<OffsetT, BeginT>& src,
                                                  path_coord from, path_coord to, T* out, OpT op, long long average,
                                                  block_storage<PolicyT, T, OpT, Map>& storage) {
   constexpr int threads = PolicyT::block_threads;
@@ -393,14 +410,12 @@ __device__ __forceinline__ T reduce_short_pieces(const T* __restrict__ in, const
     }
     b = next;
   }
-  __syncthreads();  // the lists are complete
-  return reduce_listed_pieces<PolicyT, Map>(in, src, from, to, out, op, storage);
 }
 
 /// Walk the block's stretch [from, to) piece by piece with groups of G lanes; see the file comment. Every thread must
 /// call it; the carry-out is valid in thread 0.
 template <int G, class PolicyT, element_map Map, class T, class OffsetT, class BeginT, class OpT>
-__device__ __forceinline__ T reduce_pieces(const T* __restrict__ in, const segment_source<OffsetT, BeginT>& src,
+__device__ __forceinline__ void reduce_pieces(const T* __restrict__ in, const segment_source<OffsetT, BeginT>& src,
                                            path_coord from, path_coord to, T* out, OpT op, long long average,
                                            block_storage<PolicyT, T, OpT, Map>& storage) {
   constexpr int threads = PolicyT::block_threads;
@@ -413,7 +428,12 @@ __device__ __forceinline__ T reduce_pieces(const T* __restrict__ in, const segme
   // whose piece went to a list, reduces an empty range), so that group reductions can use full-warp shuffles.
   constexpr int per_warp = 32 / G;
   // A piece much longer than the stretch's average goes to a warp (or the block): skew does not stall a group.
-  const long long list_from = 4 * average > G * group_items ? 4 * average : G * group_items;
+  // A non-commutative functor's warps read in warp tiles (agent/in_order_tiles.cuh): there every piece that is not
+  // empty goes to the warps' list, and the group loop below only lists (with the tiles inside it, ptxas kept fewer
+  // loads in flight in the other group sizes' loops). Empty pieces stay: the short-segment pass's own segments are
+  // empty here, and only the group loop knows not to write them.
+  constexpr bool list_all = G == 32 && in_order_tiles<T, OpT>;
+  const long long list_from = list_all ? 1 : 4 * average > G * group_items ? 4 * average : G * group_items;
   for (long long round = static_cast<long long>(tid / 32) * per_warp; round < pieces; round += groups) {
     const long long k = round + (tid % 32) / G;
     piece_bounds p{0, 0, 0, 0};
@@ -421,7 +441,8 @@ __device__ __forceinline__ T reduce_pieces(const T* __restrict__ in, const segme
     if (mine) {
       p = piece_at<Map>(src, from, to, k);
       const long long length = p.last - p.first;
-      int listed = rank == 0 && list_long_piece<PolicyT, Map, T, OpT>(k, length, list_from, G < 32, storage) ? 1 : 0;
+      int listed =
+          rank == 0 && list_long_piece<PolicyT, Map, T, OpT>(k, length, list_from, G < 32 || list_all, storage) ? 1 : 0;
       if constexpr (G > 1) listed = __shfl_sync(group_lanes<G>(), listed, 0, G);
       mine = listed == 0;
     }
@@ -430,8 +451,6 @@ __device__ __forceinline__ T reduce_pieces(const T* __restrict__ in, const segme
                                                                        mine ? p.base + p.last : 0, op);
     if (mine && rank == 0) finish_piece(out, to, p.segment, value, storage, p.owned);
   }
-  __syncthreads();  // the lists are complete
-  return reduce_listed_pieces<PolicyT, Map>(in, src, from, to, out, op, storage);
 }
 
 /// The pieces walk with groups of about average / pieces_items_per_lane lanes (a power of two, 1 to 32).
@@ -440,15 +459,25 @@ __device__ __forceinline__ T reduce_pieces_by_average(const T* __restrict__ in,
                                                       const segment_source<OffsetT, BeginT>& src, path_coord from,
                                                       path_coord to, T* out, OpT op, long long average,
                                                       block_storage<PolicyT, T, OpT, Map>& storage) {
-  if (average < PolicyT::pieces_short_average)
-    return reduce_short_pieces<PolicyT, Map>(in, src, from, to, out, op, average, storage);
   const long long lanes = average / PolicyT::pieces_items_per_lane;
-  if (lanes >= 32) return reduce_pieces<32, PolicyT, Map>(in, src, from, to, out, op, average, storage);
-  if (lanes >= 16) return reduce_pieces<16, PolicyT, Map>(in, src, from, to, out, op, average, storage);
-  if (lanes >= 8) return reduce_pieces<8, PolicyT, Map>(in, src, from, to, out, op, average, storage);
-  if (lanes >= 4) return reduce_pieces<4, PolicyT, Map>(in, src, from, to, out, op, average, storage);
-  if (lanes >= 2) return reduce_pieces<2, PolicyT, Map>(in, src, from, to, out, op, average, storage);
-  return reduce_pieces<1, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  if (average < PolicyT::pieces_short_average) {
+    reduce_short_pieces<PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  } else if (lanes >= 32) {
+    reduce_pieces<32, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  } else if (lanes >= 16) {
+    reduce_pieces<16, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  } else if (lanes >= 8) {
+    reduce_pieces<8, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  } else if (lanes >= 4) {
+    reduce_pieces<4, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  } else if (lanes >= 2) {
+    reduce_pieces<2, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  } else {
+    reduce_pieces<1, PolicyT, Map>(in, src, from, to, out, op, average, storage);
+  }
+  // One copy of the listed pieces' walk for all the group sizes (each walk had inlined its own).
+  __syncthreads();  // the lists are complete
+  return reduce_listed_pieces<PolicyT, Map>(in, src, from, to, out, op, storage);
 }
 
 }  // namespace reducelab::segmented::agent
