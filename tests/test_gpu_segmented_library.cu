@@ -33,14 +33,18 @@ using exact_test::same;
 /// chunk of a segment in 16-byte vectors with an unaligned head and tail (segment_pieces.cuh, fold_run_in_order),
 /// where affine_u32 (4-byte aligned) goes element by element.
 using aligned_affine = reducelab::functors::affine32;
+/// The registry's 16-byte map: one value per 16-byte vector.
+using wide_affine = reducelab::functors::affine64;
 using reducelab::functors::affine_compose;
 
 bool same(std::int32_t x, std::int32_t y) { return x == y; }
 bool same(const aligned_affine& x, const aligned_affine& y) { return x == y; }
+bool same(const wide_affine& x, const wide_affine& y) { return x == y; }
 bool same(std::uint8_t x, std::uint8_t y) { return x == y; }
 
 std::string show(const affine_u32& x) { return "{" + std::to_string(x.a) + ", " + std::to_string(x.b) + "}"; }
 std::string show(const aligned_affine& x) { return x.to_string(); }
+std::string show(const wide_affine& x) { return x.to_string(); }
 template <class T>
 std::string show(const T& x) {
   return std::to_string(x);
@@ -64,6 +68,13 @@ std::vector<std::uint8_t> random_values(std::size_t n, std::uint64_t seed) {
 template <>
 std::vector<affine_u32> random_values(std::size_t n, std::uint64_t seed) {
   return exact_test::random_maps(n, seed);
+}
+template <>
+std::vector<wide_affine> random_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<wide_affine> v(n);
+  for (auto& x : v) x = {rng() | 1u, rng()};  // odd multipliers: no composition collapses to a constant
+  return v;
 }
 template <>
 std::vector<aligned_affine> random_values(std::size_t n, std::uint64_t seed) {
@@ -587,7 +598,7 @@ struct stream_walk_policy : reducelab::segmented::tuning::default_policy<sizeof(
 
 /// The main kernel under PolicyT over one offsets array, launched as detail/dispatch.cuh does.
 template <template <class> class PolicyT, class T, class OpT>
-std::vector<T> segments_under(const std::vector<T>& in, const layout& l, OpT op) {
+std::vector<T> segments_under(const std::vector<T>& in, const layout& l, OpT op, long long grid_blocks = 0) {
   namespace seg = reducelab::segmented;
   using policy = PolicyT<T>;
   const thrust::device_vector<T> d_in(in.begin(), in.end());
@@ -601,7 +612,8 @@ std::vector<T> segments_under(const std::vector<T>& in, const layout& l, OpT op)
   CUDA_TRY(cudaGetDevice(&device));
   CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, policy::block_threads, 0));
-  const long long grid = static_cast<long long>(per_sm) * sms;  // all resident, as the look-back needs
+  // All resident, as the look-back needs (grid_blocks: fewer, for longer stretches).
+  const long long grid = grid_blocks > 0 ? grid_blocks : static_cast<long long>(per_sm) * sms;
   thrust::device_vector<unsigned char> slots(seg::grid::carry_slots<T>::bytes_for(grid), 0);  // epoch 1 never seen
   seg::kernels::segment_count count;
   count.host = static_cast<long long>(l.begins.size());
@@ -634,6 +646,48 @@ TEST(LibrarySegmentedReduce, MergePathPassAloneOnShortSegments) {
     const std::vector<affine_u32> maps = random_values<affine_u32>(l.n, 90 + len);
     expect_exact(segments_under<default_walk_policy>(maps, l, compose{}), maps, l, compose{}, "affine");
   }
+}
+
+// A non-commutative functor over a type a 16-byte vector holds whole reads the pieces a warp or the whole block takes
+// in warp tiles (agent/in_order_tiles.cuh): an unaligned head before the first 16-byte boundary, whole tiles dealt to
+// the block's warps in contiguous runs, and a last partial tile. Affine maps of 8 and 16 bytes (one tile: 256 and 128
+// maps), with segment lengths on either side of a tile, of a warp's share and of the block's line (long_run_items),
+// from an aligned and an unaligned start, through both layouts; then stretches of more warp pieces than the warps' list
+// holds (256 per block; the rest stay with the group loop), on a grid of 8 blocks.
+TEST(LibrarySegmentedReduce, NonCommutativeWarpAndBlockPiecesInWarpTiles) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  const auto both = [](const layout& l, std::uint64_t seed) {
+    SCOPED_TRACE(l.name);
+    for (path p : {path::flat, path::general}) {
+      const std::string name = p == path::flat ? "one offsets array" : "begin/end arrays";
+      const std::vector<aligned_affine> narrow = random_values<aligned_affine>(l.n, seed);
+      const thrust::device_vector<aligned_affine> dn(narrow.begin(), narrow.end());
+      expect_exact(device_segments<aligned_affine, long long>(dn, l, p, affine_compose{}), narrow, l, affine_compose{},
+                   name + ", affine32");
+      const std::vector<wide_affine> wide = random_values<wide_affine>(l.n, seed + 1);
+      const thrust::device_vector<wide_affine> dw(wide.begin(), wide.end());
+      expect_exact(device_segments<wide_affine, long long>(dw, l, p, affine_compose{}), wide, l, affine_compose{},
+                   name + ", affine64");
+    }
+  };
+  for (long long len : {127LL, 128LL, 129LL, 255LL, 256LL, 257LL, 1000LL, 1001LL, 1535LL, 1536LL, 1537LL, 2048LL,
+                        2049LL, 4095LL, 4097LL}) {
+    const std::size_t count = static_cast<std::size_t>((std::size_t{1} << 20) / len + 3);
+    both(consecutive(uniform(count, len), "uniform length " + std::to_string(len)), static_cast<std::uint64_t>(len));
+    both(consecutive(uniform(count, len), "uniform length " + std::to_string(len) + " from 1", 1),
+         static_cast<std::uint64_t>(len) + 7);
+  }
+  both(consecutive(random_lengths(3000, 200, 5000, 71), "lengths 200..5000 from 3", 3), 72);
+  both(consecutive(random_lengths(300, 0, 70'000, 73), "lengths 0..70000"), 74);
+  // 3500 pieces of 300 maps over 8 blocks: about 437 per stretch, more than the 256 the warps' list holds.
+  const layout crowded = consecutive(uniform(3500, 300), "uniform length 300, 8 blocks", 1);
+  SCOPED_TRACE(crowded.name);
+  const std::vector<aligned_affine> narrow = random_values<aligned_affine>(crowded.n, 75);
+  expect_exact(segments_under<default_walk_policy>(narrow, crowded, affine_compose{}, 8), narrow, crowded,
+               affine_compose{}, "affine32");
+  const std::vector<wide_affine> wide = random_values<wide_affine>(crowded.n, 76);
+  expect_exact(segments_under<default_walk_policy>(wide, crowded, affine_compose{}, 8), wide, crowded, affine_compose{},
+               "affine64");
 }
 
 TEST(LibrarySegmentedReduce, TileWalkUnderAPolicyThatPicksIt) {
