@@ -255,7 +255,7 @@ int main(int argc, char** argv) {
     for (std::size_t at = 0; !take && at < only.size();) {
       const std::size_t comma = only.find(',', at);
       const std::string want = only.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-      take = r.name == want;
+      take = r.name.find(want) != std::string::npos;  // a substring, as the header says
       at = comma == std::string::npos ? only.size() : comma + 1;
     }
     if (take) rows.push_back(r);
