@@ -16,11 +16,15 @@
 //                        = 1, 2, 4, ..., 32 from the average (policy: pieces_items_per_lane)
 //   a warp               longer pieces below long_run_items, listed in shared memory by the groups
 //   the whole block      longer pieces, listed likewise, one after another with the block range reduction
-// A full list leaves the piece to the group that found it: slower, never wrong. A stretch of very short segments
+// A full list leaves the piece to the group that found it: slower, never wrong. For a functor that is not commutative,
+// over a type a 16-byte vector holds whole, warps and the block read in warp tiles (agent/in_order_tiles.cuh), and
+// where the average gives 32-lane groups those only list: every piece that is not empty goes to the warps. The walks
+// below fill the lists; reduce_pieces_by_average then takes the listed pieces (one copy of that walk for all of them)
+// and returns the carry-out. A stretch of very short segments
 // (average below pieces_short_average) takes reduce_short_pieces instead: one-lane groups that each hold several pieces
 // in flight, since a lane with one piece of one or two elements waits on memory for almost all its time. Every piece is
-// reduced in order (commutative functors fold striped lanes, others contiguous chunks, and the group joins its lanes in
-// lane order), and its value depends only on the data and the stretch, so results are the same run to run.
+// reduced in order (commutative functors fold striped lanes, others contiguous chunks or warp tiles, and the group
+// joins its lanes in lane order), and its value depends only on the data and the stretch, so results are the same run to run.
 #pragma once
 
 #include "reducelab/agent/block_vectors.cuh"
@@ -357,9 +361,10 @@ __device__ __forceinline__ short_batch<Batch> locate_short_pieces(const segment_
 /// offsets, then the values) per piece, so the walk is latency bound (H100, 2^24 int32 in segments of one: 230 µs,
 /// 35 % of peak); Batch * Unroll loads in flight per lane hide that. Elements are folded in order, so any functor.
 template <class PolicyT, element_map Map, class T, class OffsetT, class BeginT, class OpT>
-__device__ __forceinline__ void reduce_short_pieces(const T* __restrict__ in, const segment_source<OffsetT, BeginT>& src,
-                                                 path_coord from, path_coord to, T* out, OpT op, long long average,
-                                                 block_storage<PolicyT, T, OpT, Map>& storage) {
+__device__ __forceinline__ void reduce_short_pieces(const T* __restrict__ in,
+                                                    const segment_source<OffsetT, BeginT>& src, path_coord from,
+                                                    path_coord to, T* out, OpT op, long long average,
+                                                    block_storage<PolicyT, T, OpT, Map>& storage) {
   constexpr int threads = PolicyT::block_threads;
   constexpr int batch = PolicyT::pieces_short_batch;
   constexpr int unroll = PolicyT::pieces_short_unroll;
@@ -412,12 +417,12 @@ __device__ __forceinline__ void reduce_short_pieces(const T* __restrict__ in, co
   }
 }
 
-/// Walk the block's stretch [from, to) piece by piece with groups of G lanes; see the file comment. Every thread must
-/// call it; the carry-out is valid in thread 0.
+/// Walk the block's stretch [from, to) piece by piece with groups of G lanes, listing the long pieces; see the file
+/// comment. Every thread must call it; the caller then takes the lists (reduce_listed_pieces).
 template <int G, class PolicyT, element_map Map, class T, class OffsetT, class BeginT, class OpT>
 __device__ __forceinline__ void reduce_pieces(const T* __restrict__ in, const segment_source<OffsetT, BeginT>& src,
-                                           path_coord from, path_coord to, T* out, OpT op, long long average,
-                                           block_storage<PolicyT, T, OpT, Map>& storage) {
+                                              path_coord from, path_coord to, T* out, OpT op, long long average,
+                                              block_storage<PolicyT, T, OpT, Map>& storage) {
   constexpr int threads = PolicyT::block_threads;
   constexpr int groups = threads / G;
   const int tid = threadIdx.x;
