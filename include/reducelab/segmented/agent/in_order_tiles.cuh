@@ -31,8 +31,8 @@
 
 namespace reducelab::segmented::agent {
 
-/// Whether a commutative fold may read T in 16-byte vectors: a whole number of values per vector, each at its own
-/// alignment (so a vector-aligned address starts a value).
+/// Whether a fold may read T in 16-byte vectors: a whole number of values per vector, each at its own alignment (so a
+/// vector-aligned address starts a value).
 template <class T>
 inline constexpr bool vector_fold = sizeof(T) <= 16 && 16 % sizeof(T) == 0 && alignof(T) == sizeof(T);
 
@@ -44,7 +44,6 @@ inline constexpr bool in_order_tiles = !is_commutative_v<OpT> && vector_fold<T>;
 /// The shared memory of the in-order tiles: a staging slice per warp, and the block's slots for joining the warps.
 template <class T, int BlockThreads, int Vectors>
 struct in_order_tile_storage {
-  static constexpr int vectors_per_thread = Vectors;
   ::reducelab::agent::warp_stage<::reducelab::agent::lane_vectors<T, Vectors>> warp[BlockThreads / 32];
   ::reducelab::block::reduce_storage<T, BlockThreads> reduce;
 };

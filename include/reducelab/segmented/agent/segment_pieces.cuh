@@ -206,17 +206,17 @@ __device__ __forceinline__ T block_reduce_piece(const T* __restrict__ in, long l
   }
 }
 
-/// The combination of in[first, last) in order by the G lanes of this lane's group, as group_reduce_range, but a warp
-/// of a functor that is not commutative reads it in warp tiles (agent/in_order_tiles.cuh) with its slice of the
-/// block's storage.
-template <int G, class PolicyT, class T, class OpT, class StorageT>
-__device__ __forceinline__ T group_reduce_piece(const T* __restrict__ in, long long first, long long last, OpT op,
-                                                StorageT& storage) {
-  if constexpr (G == 32 && in_order_tiles<T, OpT>) {
+/// A warp's piece in[first, last) joined in order, valid in lane 0: group_reduce_range over the whole warp, or, for a
+/// functor that is not commutative over a type a vector holds whole, the warp tiles of agent/in_order_tiles.cuh in the
+/// warp's slice of the block's storage.
+template <class PolicyT, class T, class OpT, class StorageT>
+__device__ __forceinline__ T warp_reduce_piece(const T* __restrict__ in, long long first, long long last, OpT op,
+                                               StorageT& storage) {
+  if constexpr (in_order_tiles<T, OpT>) {
     return warp_reduce_part_in_order<PolicyT::pieces_in_order_vectors>(in, first, last, 0, 1, op,
                                                                        storage.in_order().warp[threadIdx.x / 32]);
   } else {
-    return group_reduce_range<G, loads_in_flight<PolicyT, G>>(in, first, last, op);
+    return group_reduce_range<32, loads_in_flight<PolicyT, 32>>(in, first, last, op);
   }
 }
 
@@ -267,7 +267,7 @@ __device__ __forceinline__ T reduce_listed_pieces(const T* __restrict__ in, cons
   const int mids = storage.mid_count < storage_t::max_mid_pieces ? storage.mid_count : storage_t::max_mid_pieces;
   for (int i = tid / 32; i < mids; i += warps) {
     const piece_bounds p = piece_at<Map>(src, from, to, storage.mid_pieces[i]);
-    const T value = group_reduce_piece<32, PolicyT>(in, p.base + p.first, p.base + p.last, op, storage);
+    const T value = warp_reduce_piece<PolicyT>(in, p.base + p.first, p.base + p.last, op, storage);
     if (tid % 32 == 0) finish_piece(out, to, p.segment, value, storage);
   }
   const int longs = storage.long_count < storage_t::max_long_pieces ? storage.long_count : storage_t::max_long_pieces;
