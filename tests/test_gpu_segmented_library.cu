@@ -653,7 +653,7 @@ TEST(LibrarySegmentedReduce, MergePathPassAloneOnShortSegments) {
 // the block's warps in contiguous runs, and a last partial tile. Affine maps of 8 and 16 bytes (one tile: 256 and 128
 // maps), with segment lengths on either side of a tile, of a warp's share and of the block's line (long_run_items),
 // from an aligned and an unaligned start, through both layouts; then stretches of more warp pieces than the warps' list
-// holds (256 per block; the rest stay with the group loop), on a grid of 8 blocks.
+// holds (2048 per block: the rest go to 32-lane groups element by element), on a grid of 8 blocks.
 TEST(LibrarySegmentedReduce, NonCommutativeWarpAndBlockPiecesInWarpTiles) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   const auto both = [](const layout& l, std::uint64_t seed) {
@@ -679,7 +679,7 @@ TEST(LibrarySegmentedReduce, NonCommutativeWarpAndBlockPiecesInWarpTiles) {
   }
   both(consecutive(random_lengths(3000, 200, 5000, 71), "lengths 200..5000 from 3", 3), 72);
   both(consecutive(random_lengths(300, 0, 70'000, 73), "lengths 0..70000"), 74);
-  // 3500 pieces of 300 maps over 8 blocks: about 437 per stretch, more than the 256 the warps' list holds.
+  // 3500 pieces of 300 maps over 8 blocks: about 437 per stretch, most of the list.
   const layout crowded = consecutive(uniform(3500, 300), "uniform length 300, 8 blocks", 1);
   SCOPED_TRACE(crowded.name);
   const std::vector<aligned_affine> narrow = random_values<aligned_affine>(crowded.n, 75);
@@ -688,6 +688,22 @@ TEST(LibrarySegmentedReduce, NonCommutativeWarpAndBlockPiecesInWarpTiles) {
   const std::vector<wide_affine> wide = random_values<wide_affine>(crowded.n, 76);
   expect_exact(segments_under<default_walk_policy>(wide, crowded, affine_compose{}, 8), wide, crowded, affine_compose{},
                "affine64");
+  // 20000 pieces of 0 to 600 maps over 8 blocks: about 2500 per stretch, more than the list holds, empty pieces among
+  // them, and stretches that begin and end inside a segment.
+  const layout crowded_more = consecutive(random_lengths(20000, 0, 600, 77), "lengths 0..600, 8 blocks", 2);
+  SCOPED_TRACE(crowded_more.name);
+  const std::vector<aligned_affine> narrow_w = random_values<aligned_affine>(crowded_more.n, 78);
+  expect_exact(segments_under<default_walk_policy>(narrow_w, crowded_more, affine_compose{}, 8), narrow_w,
+               crowded_more, affine_compose{}, "affine32, past the list");
+  const std::vector<wide_affine> wide_w = random_values<wide_affine>(crowded_more.n, 79);
+  expect_exact(segments_under<default_walk_policy>(wide_w, crowded_more, affine_compose{}, 8), wide_w, crowded_more,
+               affine_compose{}, "affine64, past the list");
+  // 4400 pieces of 1600 maps over 8 blocks: about 550 per stretch for the block's list of 512 (long_run_items 1536).
+  const layout long_pieces = consecutive(uniform(4400, 1600), "uniform length 1600, 8 blocks", 3);
+  SCOPED_TRACE(long_pieces.name);
+  const std::vector<aligned_affine> narrow_l = random_values<aligned_affine>(long_pieces.n, 80);
+  expect_exact(segments_under<default_walk_policy>(narrow_l, long_pieces, affine_compose{}, 8), narrow_l, long_pieces,
+               affine_compose{}, "affine32, past the block's list");
 }
 
 TEST(LibrarySegmentedReduce, TileWalkUnderAPolicyThatPicksIt) {

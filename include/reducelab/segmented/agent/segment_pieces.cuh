@@ -40,6 +40,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include <cuda/std/limits>
+
 namespace reducelab::segmented::agent {
 
 /// Items per lane below which a piece stays with its group.
@@ -297,12 +299,16 @@ __device__ __forceinline__ bool list_long_piece(long long k, long long length, l
   using storage_t = block_storage<PolicyT, T, OpT, Map>;
   const bool for_block = length >= PolicyT::long_run_items;
   if (!for_block && !(may_go_to_warp && length >= list_from)) return false;
+  using index_t = typename storage_t::piece_index_t;
+  if constexpr (sizeof(index_t) < sizeof(long long)) {
+    if (k > static_cast<long long>(::cuda::std::numeric_limits<index_t>::max())) return false;
+  }
   int* count = for_block ? &storage.long_count : &storage.mid_count;
-  long long* list = for_block ? storage.long_pieces : storage.mid_pieces;
+  index_t* list = for_block ? storage.long_pieces : storage.mid_pieces;
   const int capacity = for_block ? storage_t::max_long_pieces : storage_t::max_mid_pieces;
   const int at = atomicAdd(count, 1);
   if (at >= capacity) return false;
-  list[at] = k;
+  list[at] = static_cast<index_t>(k);
   return true;
 }
 
