@@ -171,6 +171,23 @@ struct policy {
   static constexpr long long end_step_weight = 1;
 };
 
+// The pieces walk's lists in shared memory (agent/segment_pieces.cuh; block_storage in agent/merge_path_block.cuh):
+// the pieces it hands to warps (mid) and to the whole block (long), as indices into the block's stretch. A piece that
+// finds its list full stays with the group that found it. A commutative functor's group reads it in 16-byte vectors,
+// so 256 and 64 do. Where warps and the block read in warp tiles (a non-commutative functor over a type that tiles a
+// 16-byte vector), the group reads it element by element, so the lists hold what a stretch of 2^28 elements on a
+// 132-SM GPU hands them (up to about 2000 warp pieces of 256 elements, 330 block pieces of 1536), in 4-byte indices
+// (10 KiB). With 256 and 64, affine maps at 2^28 ran at 56 / 48 / 58 % of peak in segments of 1024 / 2048 / 4096; with
+// these 81 / 81 / 89 %, and 0.97-1.02x at 2^26 and 2^24 (H200, same run; stop 52,
+// results/NVIDIA_H200-segmented/in-order-lists.txt).
+struct pieces_list_sizes {
+  int warp_pieces;   // the mid list's
+  int block_pieces;  // the long list's
+};
+constexpr pieces_list_sizes pieces_lists(bool warp_tiles) {
+  return warp_tiles ? pieces_list_sizes{2048, 512} : pieces_list_sizes{256, 64};
+}
+
 /// Items per thread by value size: a tile stages tile_steps values plus tile_steps + 1 eight-byte segment ends, so
 /// wider values get fewer items (about 24 KiB of shared memory per block up to 16-byte values).
 constexpr int default_items_per_thread(std::size_t value_bytes) {

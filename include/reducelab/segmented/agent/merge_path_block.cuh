@@ -31,6 +31,7 @@
 #include "reducelab/segmented/agent/in_order_tiles.cuh"
 #include "reducelab/segmented/block/block_segmented_scan.cuh"
 #include "reducelab/segmented/merge_path.cuh"
+#include "reducelab/segmented/tuning.hpp"
 
 namespace reducelab::segmented::agent {
 
@@ -102,14 +103,11 @@ struct block_storage {
   // Where the block stands between tiles, written by one thread and read by all after a barrier.
   long long segment, element, next_end, next_base;
   // The pieces walk (agent/segment_pieces.cuh): the pieces left to warps and to the whole block (their indices in the
-  // stretch), and the carry-out. Outside `raw`, which the block range reduction of those pieces uses. Where the warps
-  // and the block read in warp tiles, a piece that finds its list full goes to a 32-lane group that reads it element
-  // by element, so their lists hold what a stretch of 2^28 elements on 132 SMs hands them (up to about 2000 warp
-  // pieces of 256 elements, 330 block pieces of 1536): with 256 and 64, affine maps in segments of 1024, 2048 and 4096
-  // ran at 48-57 % of peak there, against 78-82 % at 2^26. 4-byte indices keep them to 10 KiB.
+  // stretch; sizes in segmented/tuning.hpp, pieces_lists), and the carry-out. Outside `raw`, which the block range
+  // reduction of those pieces uses.
   static constexpr bool wide_lists = in_order_tiles<T, OpT>;
-  static constexpr int max_long_pieces = wide_lists ? 512 : 64;
-  static constexpr int max_mid_pieces = wide_lists ? 2048 : 256;
+  static constexpr int max_long_pieces = tuning::pieces_lists(wide_lists).block_pieces;
+  static constexpr int max_mid_pieces = tuning::pieces_lists(wide_lists).warp_pieces;
   using piece_index_t = ::cuda::std::conditional_t<wide_lists, int, long long>;
   int long_count, mid_count;
   piece_index_t long_pieces[max_long_pieces];
