@@ -12,6 +12,7 @@
 #include "gpu_test.hpp"
 #include "lab/host/inputs.hpp"
 #include "lab/segmented/host/reference.hpp"
+#include "segmented_layouts.hpp"
 #include "reducelab/core/type_list.hpp"
 #include "reducelab/segmented_reduce.cuh"
 
@@ -26,63 +27,39 @@
 
 namespace segmented_every_functor {
 
-/// Segment i is [begin[i], end[i]) of an input of n values.
-struct layout {
-  std::string name;
-  std::vector<long long> begin, end;
-  std::size_t n = 0;
-};
-
-/// Consecutive segments of the given lengths, the first at element `start`.
-inline layout consecutive(std::string name, const std::vector<long long>& lengths, long long start = 0) {
-  layout l{std::move(name), {}, {}, 0};
-  long long at = start;
-  for (long long len : lengths) {
-    l.begin.push_back(at);
-    at += len;
-    l.end.push_back(at);
-  }
-  l.n = static_cast<std::size_t>(at);
-  return l;
-}
-
-inline std::vector<long long> random_lengths(std::size_t count, long long lo, long long hi, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<long long> dist(lo, hi);
-  std::vector<long long> lengths(count);
-  for (auto& x : lengths) x = dist(rng);
-  return lengths;
-}
+using segmented_layouts::consecutive;
+using segmented_layouts::layout;
+using segmented_layouts::random_lengths;
 
 /// The layouts of one offsets array (the library's fast path), by the path they take.
 inline std::vector<layout> flat_layouts() {
   std::vector<long long> giant = random_lengths(40'000, 0, 4, 13);
   giant[17'000] = 400'000;
-  return {consecutive("lengths 0..16 (the short pass's thread mode)", random_lengths(60'000, 0, 16, 11)),
-          consecutive("lengths 16..80 (the short pass's group mode)", random_lengths(12'000, 16, 80, 12)),
-          consecutive("uniform length 1", std::vector<long long>(100'000, 1)),
-          consecutive("lengths 0..3000 (warps and the whole block)", random_lengths(300, 0, 3000, 14)),
-          consecutive("lengths 0..3000 from element 1", random_lengths(300, 0, 3000, 15), 1),
-          consecutive("one giant among 40000 tiny ones", giant)};
+  return {consecutive(random_lengths(60'000, 0, 16, 11), "lengths 0..16 (the short pass's thread mode)"),
+          consecutive(random_lengths(12'000, 16, 80, 12), "lengths 16..80 (the short pass's group mode)"),
+          consecutive(std::vector<long long>(100'000, 1), "uniform length 1"),
+          consecutive(random_lengths(300, 0, 3000, 14), "lengths 0..3000 (warps and the whole block)"),
+          consecutive(random_lengths(300, 0, 3000, 15), "lengths 0..3000 from element 1", 1),
+          consecutive(giant, "one giant among 40000 tiny ones")};
 }
 
 /// Begin/end arrays: segments of 0 to 2000 in shuffled order, gaps between them, and empty ones (end <= begin).
 inline layout general_layout() {
-  layout l = consecutive("begin/end arrays: shuffled, gaps, empties", random_lengths(600, 0, 2000, 16));
+  layout l = consecutive(random_lengths(600, 0, 2000, 16), "begin/end arrays: shuffled, gaps, empties");
   std::mt19937_64 rng(17);
-  for (std::size_t i = 0; i < l.begin.size(); ++i) {
+  for (std::size_t i = 0; i < l.begins.size(); ++i) {
     const auto pick = rng() % 10;
-    if (pick == 0) l.end[i] = l.begin[i];                                      // empty
-    if (pick == 1 && l.begin[i] > 0) l.end[i] = l.begin[i] - 1;                // end before begin: empty too
-    if (pick >= 7 && l.end[i] > l.begin[i] + 2) l.end[i] -= l.end[i] % 3 + 1;  // a gap after it
+    if (pick == 0) l.ends[i] = l.begins[i];                                         // empty
+    if (pick == 1 && l.begins[i] > 0) l.ends[i] = l.begins[i] - 1;                  // end before begin: empty too
+    if (pick >= 7 && l.ends[i] > l.begins[i] + 2) l.ends[i] -= l.ends[i] % 3 + 1;  // a gap after it
   }
-  std::vector<std::size_t> order(l.begin.size());
+  std::vector<std::size_t> order(l.begins.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::shuffle(order.begin(), order.end(), rng);
-  layout shuffled{l.name, {}, {}, l.n};
+  layout shuffled{{}, {}, l.n, l.name};
   for (std::size_t i : order) {
-    shuffled.begin.push_back(l.begin[i]);
-    shuffled.end.push_back(l.end[i]);
+    shuffled.begins.push_back(l.begins[i]);
+    shuffled.ends.push_back(l.ends[i]);
   }
   return shuffled;
 }
@@ -109,11 +86,11 @@ std::vector<std::pair<reducelab::input_kind, std::uint64_t>> input_kinds() {
 template <class OpT, class T>
 void expect_segments(const reducelab::host_array<T>& x, const layout& l, bool one_array, const std::vector<T>& got,
                      const std::string& what) {
-  const auto v = reducelab::segmented::judge_segments<OpT, T, long long>(x.data(), l.begin.data(), l.end.data(),
-                                                                         l.begin.size(), got);
+  const auto v = reducelab::segmented::judge_segments<OpT, T, long long>(x.data(), l.begins.data(), l.ends.data(),
+                                                                         l.begins.size(), got);
   EXPECT_TRUE(v.ok) << what << (one_array ? " (one offsets array)" : " (begin/end arrays)") << ": segment "
-                    << v.segment << " [" << (v.segment < l.begin.size() ? l.begin[v.segment] : -1) << ", "
-                    << (v.segment < l.end.size() ? l.end[v.segment] : -1) << "): got " << v.detail.got << ", want "
+                    << v.segment << " [" << (v.segment < l.begins.size() ? l.begins[v.segment] : -1) << ", "
+                    << (v.segment < l.ends.size() ? l.ends[v.segment] : -1) << "): got " << v.detail.got << ", want "
                     << v.detail.want << (v.detail.note.empty() ? "" : " (" + v.detail.note + ")");
 }
 
@@ -121,26 +98,26 @@ void expect_segments(const reducelab::host_array<T>& x, const layout& l, bool on
 /// arrays always.
 template <class OpT, class T>
 void check_layout(const layout& l, reducelab::input_kind kind, std::uint64_t seed, bool consecutive_segments) {
-  SCOPED_TRACE(l.name + ", " + std::to_string(l.begin.size()) + " segments, n = " + std::to_string(l.n) + ", " +
+  SCOPED_TRACE(l.name + ", " + std::to_string(l.begins.size()) + " segments, n = " + std::to_string(l.n) + ", " +
                (kind == reducelab::input_kind::random ? "random" : "adversarial") + " inputs, seed " +
                std::to_string(seed));
   const reducelab::host_array<T> x = reducelab::make_inputs<OpT, T>(kind, l.n, seed);
   const thrust::device_vector<T> d_in(x.begin(), x.end());
-  thrust::device_vector<T> d_out(l.begin.size());
+  thrust::device_vector<T> d_out(l.begins.size());
   const T* in = thrust::raw_pointer_cast(d_in.data());
   T* out = thrust::raw_pointer_cast(d_out.data());
   if (consecutive_segments) {
-    std::vector<long long> offsets(l.begin);
-    offsets.push_back(l.end.back());
+    std::vector<long long> offsets(l.begins);
+    offsets.push_back(l.ends.back());
     const thrust::device_vector<long long> d_offsets(offsets.begin(), offsets.end());
     const long long* o = thrust::raw_pointer_cast(d_offsets.data());
-    reducelab::segmented_reduce(in, o, o + 1, l.begin.size(), out, OpT{});
+    reducelab::segmented_reduce(in, o, o + 1, l.begins.size(), out, OpT{});
     CUDA_TRY(cudaDeviceSynchronize());
     expect_segments<OpT, T>(x, l, true, to_host(d_out), "segmented_reduce");
   }
-  const thrust::device_vector<long long> d_begin(l.begin.begin(), l.begin.end()), d_end(l.end.begin(), l.end.end());
+  const thrust::device_vector<long long> d_begin(l.begins.begin(), l.begins.end()), d_end(l.ends.begin(), l.ends.end());
   reducelab::segmented_reduce(in, thrust::raw_pointer_cast(d_begin.data()), thrust::raw_pointer_cast(d_end.data()),
-                              l.begin.size(), out, OpT{});
+                              l.begins.size(), out, OpT{});
   CUDA_TRY(cudaDeviceSynchronize());
   expect_segments<OpT, T>(x, l, false, to_host(d_out), "segmented_reduce");
 }
@@ -149,19 +126,20 @@ void check_layout(const layout& l, reducelab::input_kind kind, std::uint64_t see
 template <class OpT, class T>
 void check_runs(const std::string& name, const std::vector<long long>& lengths, reducelab::input_kind kind,
                 std::uint64_t seed) {
-  const layout l = consecutive(name, lengths);
+  const layout l = consecutive(lengths, name);
+  const auto n = static_cast<std::size_t>(l.ends.back());  // the runs' keys and values alone (l.n has 3 more)
   SCOPED_TRACE("reduce_by_key, " + l.name + ", " + std::to_string(lengths.size()) + " runs, n = " +
-               std::to_string(l.n) + ", seed " + std::to_string(seed));
-  std::vector<std::int32_t> keys(l.n);
+               std::to_string(n) + ", seed " + std::to_string(seed));
+  std::vector<std::int32_t> keys(n);
   for (std::size_t r = 0; r < lengths.size(); ++r)
-    std::fill(keys.begin() + l.begin[r], keys.begin() + l.end[r], static_cast<std::int32_t>(r % 3));
-  const reducelab::host_array<T> x = reducelab::make_inputs<OpT, T>(kind, l.n, seed);
+    std::fill(keys.begin() + l.begins[r], keys.begin() + l.ends[r], static_cast<std::int32_t>(r % 3));
+  const reducelab::host_array<T> x = reducelab::make_inputs<OpT, T>(kind, n, seed);
   const thrust::device_vector<std::int32_t> d_keys(keys.begin(), keys.end());
   const thrust::device_vector<T> d_in(x.begin(), x.end());
-  thrust::device_vector<std::int32_t> d_unique(l.n);
-  thrust::device_vector<T> d_out(l.n);
+  thrust::device_vector<std::int32_t> d_unique(n);
+  thrust::device_vector<T> d_out(n);
   thrust::device_vector<long long> d_runs(1, -1);
-  reducelab::reduce_by_key(thrust::raw_pointer_cast(d_keys.data()), thrust::raw_pointer_cast(d_in.data()), l.n,
+  reducelab::reduce_by_key(thrust::raw_pointer_cast(d_keys.data()), thrust::raw_pointer_cast(d_in.data()), n,
                            thrust::raw_pointer_cast(d_unique.data()), thrust::raw_pointer_cast(d_out.data()),
                            thrust::raw_pointer_cast(d_runs.data()), OpT{});
   CUDA_TRY(cudaDeviceSynchronize());

@@ -9,6 +9,7 @@
 #include "functors/affine_compose.cuh"
 #include "gpu_test.hpp"
 #include "reducelab/segmented_reduce.cuh"
+#include "segmented_layouts.hpp"
 
 #include <thrust/device_vector.h>
 
@@ -92,26 +93,7 @@ std::vector<double> random_values(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
-/// A layout: segment i is [begins[i], ends[i]) (empty when ends[i] <= begins[i]); `n` values back it.
-struct layout {
-  std::vector<long long> begins, ends;
-  std::size_t n = 0;
-  std::string name;
-};
-
-/// Consecutive segments of the given lengths from `origin`: one offsets array (flat path).
-layout consecutive(const std::vector<long long>& lengths, const std::string& name, long long origin = 0) {
-  layout l;
-  l.name = name;
-  long long at = origin;
-  for (long long len : lengths) {
-    l.begins.push_back(at);
-    at += len;
-    l.ends.push_back(at);
-  }
-  l.n = static_cast<std::size_t>(at) + 3;  // a few values past the last segment, never read
-  return l;
-}
+using namespace segmented_layouts;
 
 /// The result of segment i: the in-order fold (exact types), checked exactly.
 template <class T, class OpT>
@@ -225,16 +207,6 @@ void expect_layout(const layout& l, bool flat_too, std::uint64_t seed) {
       expect_within_bound(device_segments<double, unsigned>(d, l, p, add{}), in, l, name + ", double +");
     }
   }
-}
-
-std::vector<long long> uniform(std::size_t count, long long len) { return std::vector<long long>(count, len); }
-
-std::vector<long long> random_lengths(std::size_t count, long long lo, long long hi, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<long long> dist(lo, hi);
-  std::vector<long long> l(count);
-  for (auto& x : l) x = dist(rng);
-  return l;
 }
 
 template <class FnT>
