@@ -1,7 +1,8 @@
 // GPU: reducelab::segmented_reduce and reducelab::reduce_by_key for every registered functor and every value type it
 // is registered for (functors/*.cuh; tests/CMakeLists.txt generates one test per header from this file, so a new
 // functor is covered without a line here). Each type runs through every path the library chooses among: the short
-// pass's thread mode (segments of 0 to 16) and group mode (16 to 80), segments of one element, the merge-path pass's
+// pass's thread mode (segments of 0 to 16) and group mode (16 to 80; 8 to 40 with some handed back, 8-byte values'
+// groups of 4 lanes), segments of one element, the merge-path pass's
 // pieces walk with warps and the whole block (0 to 3000, from an unaligned first element too), one giant among many
 // tiny ones, the begin/end arrays' general path (segments out of order, with gaps and empties), and reduce_by_key over
 // short and single-element runs; on random and on the functor's adversarial inputs. Every segment is judged against
@@ -35,8 +36,11 @@ using segmented_layouts::random_lengths;
 inline std::vector<layout> flat_layouts() {
   std::vector<long long> giant = random_lengths(40'000, 0, 4, 13);
   giant[17'000] = 400'000;
+  std::vector<long long> narrow = random_lengths(12'000, 8, 40, 18);
+  for (std::size_t i = 100; i < narrow.size(); i += 3000) narrow[i] = 257 + static_cast<long long>(i % 500);
   return {consecutive(random_lengths(60'000, 0, 16, 11), "lengths 0..16 (the short pass's thread mode)"),
           consecutive(random_lengths(12'000, 16, 80, 12), "lengths 16..80 (the short pass's group mode)"),
+          consecutive(narrow, "lengths 8..40, some of 257..756 (8-byte values: groups of 4 lanes, some handed back)"),
           consecutive(std::vector<long long>(100'000, 1), "uniform length 1"),
           consecutive(random_lengths(300, 0, 3000, 14), "lengths 0..3000 (warps and the whole block)"),
           consecutive(random_lengths(300, 0, 3000, 15), "lengths 0..3000 from element 1", 1),

@@ -319,14 +319,16 @@ TEST(LibrarySegmentedReduce, ShortPassLinesAndItsHandBack) {
 }
 
 // The short pass's group mode (kernels/short_segments.cuh; segmented/tuning.hpp, group_pass_*): averages of 32 to 1024
-// elements per segment (8-byte values: to 512), with enough segments to fill the device and the elements evenly spread,
-// go to groups of 8 lanes (two segments per group at once for 4-byte values below 128). Uniform lengths at each line;
+// elements per segment (8-byte values: 16 to 512), with enough segments to fill the device and the elements evenly
+// spread, go to groups of 8 lanes (two segments per group at once for 4-byte values below 128; 8-byte values below an
+// average of 32: groups of 4 lanes). Uniform lengths at each line;
 // lengths that vary within a warp (the warp steps to its longest); segments past the plan's max_length among
 // group-mode ones (handed back to the merge-path pass, which skips the others); a giant that the spread check refuses
 // (for affine maps, the one functor here that is not commutative; the others hand it back).
 TEST(LibrarySegmentedReduce, GroupModeShapesAndItsHandBack) {
   REDUCELAB_SKIP_WITHOUT_GPU();
-  for (long long len : {31LL, 32LL, 127LL, 128LL, 129LL, 255LL, 256LL, 512LL, 513LL, 1024LL, 1025LL}) {
+  for (long long len :
+       {15LL, 16LL, 17LL, 24LL, 31LL, 32LL, 127LL, 128LL, 129LL, 255LL, 256LL, 512LL, 513LL, 1024LL, 1025LL}) {
     // at least 9000 segments: the group mode needs about 8 400 on a 132-SM GPU
     const std::size_t count = std::max<std::size_t>((std::size_t{1} << 22) / len + 3, 9'000);
     expect_layout(consecutive(uniform(count, len), "uniform length " + std::to_string(len)), true,
@@ -344,6 +346,12 @@ TEST(LibrarySegmentedReduce, GroupModeShapesAndItsHandBack) {
   for (std::size_t i = 17; i < handed_back.size(); i += 5000) handed_back[i] = 5000;
   handed_back.back() = 1 << 17;
   expect_layout(consecutive(handed_back, "lengths 30..98 with some of 5000"), true, 93);
+  // Averages about 24 (8-byte values: groups of 4 lanes, which keep segments of up to 256) with one in 4000 of 300 to
+  // 1000 and a last one of 2^17.
+  std::vector<long long> narrow = random_lengths(120'000, 8, 40, 97);
+  for (std::size_t i = 11; i < narrow.size(); i += 4000) narrow[i] = 300 + static_cast<long long>(i % 701);
+  narrow.back() = 1 << 17;
+  expect_layout(consecutive(narrow, "lengths 8..40 with some of 300..1000"), true, 97);
   // Segments of 32 around one of 2^22: the stretch that holds it is over 4 times its share, so for affine maps the
   // merge-path pass takes the launch; for the commutative functors the group mode takes the segments of 32 and hands
   // the giant back.

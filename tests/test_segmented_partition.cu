@@ -853,25 +853,40 @@ TEST(SegmentedShortPass, DecisionLineAndSegmentsPerThread) {
   static_assert(seg::tuning::short_pass_max_length >= 0 && seg::tuning::short_pass_max_length < (1LL << 31));
 }
 
-// The group mode: averages from group_pass_min_average (32) to group_pass_max_average (1024 for 4-byte values, 512 for
-// 8-byte ones), groups of 8 lanes, two segments per group for 4-byte values below 128, the segment count it needs to
-// fill the device, the longest segment it keeps, and where it is off (13 to 31, past the top, wider values, no device
-// threads given).
+// The group mode: averages from group_pass_min_average (32 for 4-byte values, 16 for 8-byte ones) to
+// group_pass_max_average (1024 for 4-byte values, 512 for 8-byte ones), groups of 8 lanes (4 for 8-byte values below
+// an average of 32), two segments per group for 4-byte values below 128, the segment count it needs to fill the
+// device, the longest segment it keeps, and where it is off (13 to 31 for 4-byte values, 13 to 15 for 8-byte ones,
+// past the top, wider values, no device threads given).
 TEST(SegmentedShortPass, GroupModeLinesAndShapes) {
   namespace k = seg::kernels;
   namespace t = seg::tuning;
   const long long h100 = 132LL * 2048;
   const long long s = 1'000'003;
   ASSERT_EQ(t::group_pass_min_average(4), 32);
+  ASSERT_EQ(t::group_pass_min_average(8), 16);
   ASSERT_EQ(t::group_pass_max_average(4), 1024);
   ASSERT_EQ(t::group_pass_max_average(8), 512);
   ASSERT_EQ(t::group_pass_lanes, 8);
+  ASSERT_EQ(t::group_pass_narrow_lanes, 4);
   // Between the two modes, and past the group mode's top: the merge-path pass's.
-  for (long long average : {13LL, 24LL, 31LL, 1025LL, 4096LL}) {
+  for (long long average : {13LL, 15LL, 1025LL, 4096LL}) {
     SCOPED_TRACE("average " + std::to_string(average));
     EXPECT_EQ(k::plan_short_pass<4>(average * s, s, h100).max_length, 0);
     EXPECT_EQ(k::plan_short_pass<8>(average * s, s, h100).max_length, 0);
   }
+  // 16 to 31: 4-byte values stay with the merge-path pass; 8-byte ones take groups of 4 lanes, a segment each, and
+  // keep segments of up to 16 steps of 4 loads (256 elements).
+  for (long long average : {16LL, 24LL, 31LL}) {
+    SCOPED_TRACE("average " + std::to_string(average));
+    EXPECT_EQ(k::plan_short_pass<4>(average * s, s, h100).max_length, 0);
+    const k::short_pass_plan p8 = k::plan_short_pass<8>(average * s, s, h100);
+    EXPECT_EQ(p8.per_thread, 0);
+    EXPECT_EQ(p8.group, 4);
+    EXPECT_EQ(p8.per_group, 1);
+    EXPECT_EQ(p8.max_length, 4 * 4LL * t::group_pass_max_steps);
+  }
+  EXPECT_EQ(k::plan_short_pass<8>(32 * s, s, h100).group, 8);
   EXPECT_EQ(k::plan_short_pass<8>(513 * s, s, h100).max_length, 0);
   struct row {
     long long average;

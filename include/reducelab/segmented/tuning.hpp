@@ -276,11 +276,25 @@ inline constexpr int short_pass_min_blocks = 6;
 // with the merge-path pass. A whole-warp tier for segments past a group's steps (642fe07, reverted) gave wrong sums in
 // one layout and cost the kernel registers (16-32 bytes of stack): the thread mode slower too, double at length 1 446.1
 // against 419.5 µs (stop 44's call 6).
-constexpr long long group_pass_min_average(std::size_t value_bytes) { return value_bytes <= 8 ? 32 : 0; }
+// Stop 53: 8-byte values from an average of 16 to 31 in groups of 4 lanes (group_pass_narrow_lanes; 16 elements a
+// step, so a segment of 16 keeps every lane busy, where 8 lanes left half idle). In the merge-path pass those averages
+// ran at 61-75 % of the H200's peak at 2^26 (affine maps at 16: 44 %, their pieces read by 2-lane groups); stop 44's
+// told shapes had 4 lanes x 4 loads as the fastest for doubles at 24 (144.8 against 181.6 µs). 13 to 15 stay with the
+// merge-path pass: at 2^24 the giant layout's launch averages 15 (segments of 8 around one of half the values), where
+// a group mode from 13 ran 0.60-0.67x (results/NVIDIA_H200-segmented/in-order-lists.txt, 42cc17c).
+constexpr long long group_pass_min_average(std::size_t value_bytes) {
+  return value_bytes <= 4 ? 32 : value_bytes <= 8 ? 16 : 0;
+}
 constexpr long long group_pass_max_average(std::size_t value_bytes) {
   return value_bytes <= 4 ? 1024 : value_bytes <= 8 ? 512 : 0;
 }
 inline constexpr int group_pass_lanes = 8;
+inline constexpr int group_pass_narrow_lanes = 4;
+inline constexpr long long group_pass_narrow_below = 32;
+/// The group's lane count for a launch of ValueBytes-byte values averaging `average` elements per segment.
+constexpr int group_pass_lanes_for(std::size_t value_bytes, long long average) {
+  return value_bytes > 4 && average < group_pass_narrow_below ? group_pass_narrow_lanes : group_pass_lanes;
+}
 inline constexpr int group_pass_loads = 4;
 constexpr int group_pass_segments(std::size_t value_bytes, long long average) {
   return value_bytes <= 4 && average < 128 ? 2 : 1;

@@ -86,7 +86,7 @@ __host__ __device__ __forceinline__ short_pass_plan plan_short_pass(long long el
   }
   constexpr long long group_max = tuning::group_pass_max_average(ValueBytes);
   if (group_max <= 0 || average < tuning::group_pass_min_average(ValueBytes) || average > group_max) return plan;
-  constexpr int group = tuning::group_pass_lanes;
+  const int group = tuning::group_pass_lanes_for(ValueBytes, average);
   // Too few segments to fill the device group by group: the merge-path pass spreads them over its grid.
   if (!short_pass_launches(segments, device_threads)) return plan;
   plan.group = group;
@@ -405,6 +405,12 @@ __global__ void __launch_bounds__(short_pass_threads, tuning::short_pass_min_blo
     // (tuning::group_pass_segments).
     constexpr int lanes = tuning::group_pass_lanes;
     const long long m = plan.max_length;
+    if constexpr (sizeof(T) > 4 && sizeof(T) <= 8) {
+      if (plan.group == tuning::group_pass_narrow_lanes) {
+        reduce_group_chunks<tuning::group_pass_narrow_lanes, 1>(in, offsets, num_segments, m, dealers, out, flag, op);
+        return;
+      }
+    }
     if constexpr (sizeof(T) <= 4) {
       if (plan.per_group == 2) {
         reduce_group_chunks<lanes, 2>(in, offsets, num_segments, m, dealers, out, flag, op);
