@@ -86,7 +86,7 @@ __host__ __device__ __forceinline__ short_pass_plan plan_short_pass(long long el
   }
   constexpr long long group_max = tuning::group_pass_max_average(ValueBytes);
   if (group_max <= 0 || average < tuning::group_pass_min_average(ValueBytes) || average > group_max) return plan;
-  const int group = tuning::group_pass_lanes_for(ValueBytes, average);
+  const int group = tuning::group_pass_lanes_for(ValueBytes, average);  // 8, or 4 for 8-byte values below 32
   // Too few segments to fill the device group by group: the merge-path pass spreads them over its grid.
   if (!short_pass_launches(segments, device_threads)) return plan;
   plan.group = group;
@@ -183,9 +183,12 @@ inline constexpr int longer_bits = 16;
 /// its loop and atomic changed the scheduling of the rounds that hand nothing back. H200, 2^26: called inside the loop
 /// over the K segments' bounds, it kept the compiler from issuing those offset loads together (uniform:32 over int32
 /// 0.90x); between that loop and the value loop, or last, argmax over uniform:32 ran 0.91-0.93x and, in the thread
-/// mode, argmax over uniform:8 0.96x.
-inline __device__ __noinline__ void hand_back_listed(short_pass_flag flag, unsigned longer, long long first_segment,
-                                                     long long stride) {
+/// mode, argmax over uniform:8 0.96x. One copy per lane count G: one function shared with the 8-byte values' 4-lane
+/// groups changed the machine code of kernels that never run them (maximum over int32 saved registers around its
+/// calls, 24 bytes of stack); with a copy per G the 4-byte kernels are main's instruction for instruction.
+template <int G>
+__device__ __noinline__ void hand_back_listed(short_pass_flag flag, unsigned longer, long long first_segment,
+                                              long long stride) {
   while (longer != 0) {
     const int j = __ffs(static_cast<int>(longer)) - 1;
     longer &= longer - 1;
@@ -353,7 +356,7 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
 #pragma unroll
   for (int j = 0; j < K; ++j)
     if (rank == 0 && (mine & (1u << j))) out[first_segment + j * stride] = acc[j];
-  if (rank == 0 && (mine >> longer_bits) != 0) hand_back_listed(flag, mine >> longer_bits, first_segment, stride);
+  if (rank == 0 && (mine >> longer_bits) != 0) hand_back_listed<G>(flag, mine >> longer_bits, first_segment, stride);
 }
 
 /// Group mode, the block's share: chunks of K segments per group of G lanes, dealt round robin over the first
