@@ -281,7 +281,13 @@ inline constexpr int short_pass_min_blocks = 6;
 // ran at 61-75 % of the H200's peak at 2^26 (affine maps at 16: 44 %, their pieces read by 2-lane groups); stop 44's
 // told shapes had 4 lanes x 4 loads as the fastest for doubles at 24 (144.8 against 181.6 µs). 13 to 15 stay with the
 // merge-path pass: at 2^24 the giant layout's launch averages 15 (segments of 8 around one of half the values), where
-// a group mode from 13 ran 0.60-0.67x (results/NVIDIA_H200-segmented/in-order-lists.txt, 42cc17c).
+// a group mode from 13 ran 0.60-0.67x (results/NVIDIA_H200-segmented/in-order-lists.txt, 42cc17c). Same run against
+// main, H200 (results/NVIDIA_H200-segmented/narrow-groups.txt, call 4): plus, maximum, argmax and affine maps over
+// 8-byte values at uniform 16 / 20 / 24 / 28, 2^26, 1.23-1.87x / 1.10-1.18x / 1.11-1.23x / 1.16-1.20x (affine maps at
+// 16 43.6 → 81.5 % of peak, plus/double 61.2 → 81.6 %); at 2^24 1.10-1.82x, at 2^28 1.17-1.88x; 4-byte values (the
+// same machine code) 0.988-1.020x; other 8-byte rows 0.976-1.022x, but affine maps at uniform:256 0.95-0.99x and at 48
+// 1.04-1.07x (the 8-lane loop of that kernel now issues 8 loads before its first shuffle). 4 lanes for 4-byte values
+// at 16-31 were no faster than the merge-path pass at stop 44 (int32 at 16: 120.1 against 90.8 µs).
 constexpr long long group_pass_min_average(std::size_t value_bytes) {
   return value_bytes <= 4 ? 32 : value_bytes <= 8 ? 16 : 0;
 }
