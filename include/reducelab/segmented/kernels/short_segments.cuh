@@ -11,8 +11,9 @@
 // short-segment-schedules.txt). The window is what matters, not the thread count or the instructions: the same lean
 // loop in the resident grid, over contiguous stretches, was no faster than the merge-path walk (51-61 % at length 1),
 // and in a resident grid that takes its chunks from an atomic counter it came back to 86-88 %. From 32 to 1024 elements
-// per segment (8-byte values: to 512) the same holds for groups of 8 lanes, each group reading its segment in steps of
-// 4 consecutive elements per lane (tuning.hpp, group_pass_*, says by how much and why not further).
+// per segment (8-byte values: 16 to 512) the same holds for groups of 8 lanes (8-byte values below 32: 4 lanes), each
+// group reading its segment in steps of 4 consecutive elements per lane (tuning.hpp, group_pass_*, says by how much
+// and why not further).
 //
 // The host knows the segment count but not the element count, so both kernels decide on the device, with
 // decide_short_pass below (offsets[0], offsets[num_segments], and for the group mode with a functor that is not
@@ -122,8 +123,9 @@ __device__ __forceinline__ bool evenly_spread(spread_probe probe, long long elem
   return __all_sync(::reducelab::warp::full_mask, even);
 }
 
-/// The blocks among which the group mode deals its chunks: one per chunk of a segment per group, at most
-/// group_pass_blocks_per_sm per SM (one wave of the pass's kernel).
+/// The blocks among which the group mode deals its chunks: one per chunk of a segment per group of group_pass_lanes
+/// lanes, at most group_pass_blocks_per_sm per SM (one wave of the pass's kernel). The 4-lane groups' chunks hold twice
+/// as many segments, so below one wave half of these blocks find no chunk and leave.
 inline long long short_pass_group_grid(long long num_segments, int sm_count) {
   const long long smallest_chunk = short_pass_threads / tuning::group_pass_lanes;  // one segment per group
   const long long chunks = (num_segments + smallest_chunk - 1) / smallest_chunk;
