@@ -20,11 +20,11 @@
 // over a type a 16-byte vector holds whole, warps and the block read in warp tiles (agent/in_order_tiles.cuh), and
 // where the average gives 32-lane groups those only list: every piece that is not empty goes to the warps. The walks
 // below fill the lists; reduce_pieces_by_average then takes the listed pieces (one copy of that walk for all of them)
-// and returns the carry-out. A stretch of very short segments
-// (average below pieces_short_average) takes reduce_short_pieces instead: one-lane groups that each hold several pieces
-// in flight, since a lane with one piece of one or two elements waits on memory for almost all its time. Every piece is
-// reduced in order (commutative functors fold striped lanes, others contiguous chunks or warp tiles, and the group
-// joins its lanes in lane order), and its value depends only on the data and the stretch, so results are the same run to run.
+// and returns the carry-out. A stretch of very short segments (average below pieces_short_average) takes
+// reduce_short_pieces instead: one-lane groups that each hold several pieces in flight, since a lane with one piece of
+// one or two elements waits on memory for almost all its time. Every piece is reduced in order (commutative functors
+// fold striped lanes, others contiguous chunks or warp tiles, and the group joins its lanes in lane order), and its
+// value depends only on the data and the stretch, so results are the same run to run.
 #pragma once
 
 #include "reducelab/agent/block_vectors.cuh"
