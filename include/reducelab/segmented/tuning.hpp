@@ -241,6 +241,11 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
 // averages are unmeasured, and so are values wider than 8 bytes: the pass stays off for them (0).
 constexpr long long short_pass_max_average(std::size_t value_bytes) { return value_bytes <= 8 ? 12 : 0; }
 inline constexpr long long short_pass_max_length = 128;
+// The thread mode's rounds of one segment per thread load short_pass_unroll consecutive elements of it per step. Lead
+// (stop 53, unmeasured): 8 rather than 4, so that a segment of 5 to 8 elements is one round trip, not two (plus/int32 at
+// uniform:8 ran at 76 % of the H200's peak at 2^26, plus/double at uniform:4, the same 32 bytes a segment in one step
+// of 4, at 86 %).
+constexpr int short_pass_unroll(std::size_t value_bytes) { return value_bytes <= 4 ? 8 : 4; }
 // Resident blocks of 256 threads its registers must allow (__launch_bounds__): the pass is latency bound, one or a
 // few segments in flight per thread. int32 at length 1, 2^26, against the merge-path pass alone in the same call
 // (511-525 µs): without a minimum ptxas gave it 47 registers (5 blocks per SM), 448 µs (calls 4-5; its loads were

@@ -444,11 +444,12 @@ __global__ void __launch_bounds__(short_pass_threads, tuning::short_pass_min_blo
     for (int r = 0; r < rounds; r += 2)
       reduce_short_round<2, 1>(in, offsets, first + r * short_pass_threads, block_end, out, flag, op);
   } else {
-    // One segment per thread: its elements four at a time, so that a segment of tens of elements keeps loads in
-    // flight.
+    // One segment per thread: its elements tuning::short_pass_unroll at a time, so that a segment of tens of
+    // elements keeps loads in flight.
+    constexpr int unroll = tuning::short_pass_unroll(sizeof(T));
 #pragma unroll
     for (int r = 0; r < rounds; ++r)
-      reduce_short_round<1, 4>(in, offsets, first + r * short_pass_threads, block_end, out, flag, op);
+      reduce_short_round<1, unroll>(in, offsets, first + r * short_pass_threads, block_end, out, flag, op);
   }
 }
 
