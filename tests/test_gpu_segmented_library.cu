@@ -272,13 +272,13 @@ TEST(LibrarySegmentedReduce, UniformLengthsAroundTheShortWalksLine) {
 }
 
 // The short-segment pass (kernels/short_segments.cuh) takes launches that average at most short_pass_max_average
-// elements per segment (segmented/tuning.hpp: 12 for values of up to 8 bytes) and reduces segments of up to
+// elements per segment (segmented/tuning.hpp: 14 for 4-byte values, 12 for 8-byte ones) and reduces segments of up to
 // short_pass_max_length (128) itself; a longer one hands the launch back to the merge-path pass, which then reduces
 // only the longer ones (its walks skip the others: the pieces walks, the stream walk, and the look-back's join).
 // Averages on both sides of the line, and segments of 128 and 129 among ones.
 TEST(LibrarySegmentedReduce, ShortPassLinesAndItsHandBack) {
   REDUCELAB_SKIP_WITHOUT_GPU();
-  for (long long len : {1LL, 11LL, 12LL, 13LL}) {
+  for (long long len : {1LL, 11LL, 12LL, 13LL, 14LL, 15LL}) {
     const std::size_t count = static_cast<std::size_t>((std::size_t{1} << 20) / len + 7);
     expect_layout(consecutive(uniform(count, len), "uniform length " + std::to_string(len)), true,
                   static_cast<std::uint64_t>(200 + len));
@@ -355,6 +355,11 @@ TEST(LibrarySegmentedReduce, GroupModeShapesAndItsHandBack) {
   // Segments of 32 around one of 2^22: the stretch that holds it is over 4 times its share, so for affine maps the
   // merge-path pass takes the launch; for the commutative functors the group mode takes the segments of 32 and hands
   // the giant back.
+  // Segments of 8 around one of 1.6 million (an average of 15, as the giant layout at 2^24): 4-byte values take the
+  // 4-lane groups, which hand the giant back (affine maps: the merge-path pass).
+  std::vector<long long> tiny(200'000, 8);
+  tiny[100'000] = 1'600'000;
+  expect_layout(consecutive(tiny, "a giant among segments of 8"), true, 98);
   std::vector<long long> giant(200'000, 32);
   giant[100'000] = std::int64_t{1} << 22;
   expect_layout(consecutive(giant, "a giant among segments of 32"), true, 94);

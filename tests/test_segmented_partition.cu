@@ -811,8 +811,9 @@ TEST(SegmentedPartition, WeightedEmulatedLaunchIsInOrder) {
 TEST(SegmentedShortPass, DecisionLineAndSegmentsPerThread) {
   namespace k = seg::kernels;
   constexpr long long line = seg::tuning::short_pass_max_average(4);
-  ASSERT_EQ(line, 12);
-  ASSERT_EQ(seg::tuning::short_pass_max_average(8), 12);
+  constexpr long long line8 = seg::tuning::short_pass_max_average(8);
+  ASSERT_EQ(line, 14);
+  ASSERT_EQ(line8, 12);
   const long long s = 1'000'003;
   const long long h100 = 132LL * 2048;  // the threads an H100 holds at once
   const auto per_thread = [&](auto bytes, long long elements, long long segments) {
@@ -821,11 +822,13 @@ TEST(SegmentedShortPass, DecisionLineAndSegmentsPerThread) {
   using b4 = std::integral_constant<std::size_t, 4>;
   using b8 = std::integral_constant<std::size_t, 8>;
   using b16 = std::integral_constant<std::size_t, 16>;
-  // On either side of the line: an average of 12 (up to 12 S + S - 1 elements) is the thread mode's, 13 is not.
+  // On either side of the line: an average of 14 (up to 14 S + S - 1 elements) is the thread mode's for 4-byte values,
+  // 15 is not; 12 and 13 for 8-byte values.
   EXPECT_GT(per_thread(b4{}, line * s, s), 0);
   EXPECT_GT(per_thread(b4{}, line * s + s - 1, s), 0);
   EXPECT_EQ(per_thread(b4{}, (line + 1) * s, s), 0);
-  EXPECT_EQ(per_thread(b8{}, (line + 1) * s, s), 0);
+  EXPECT_GT(per_thread(b8{}, line8 * s + s - 1, s), 0);
+  EXPECT_EQ(per_thread(b8{}, (line8 + 1) * s, s), 0);
   EXPECT_EQ(k::plan_short_pass<4>(line * s, s, h100).max_length, seg::tuning::short_pass_max_length);
   // Segments per thread by the average's bytes (rounded up): 4 up to 8 bytes (4-byte values only: 8-byte ones
   // spilled), 2 up to 16, else 1.
@@ -834,7 +837,7 @@ TEST(SegmentedShortPass, DecisionLineAndSegmentsPerThread) {
     int four_byte, eight_byte;
   };
   for (const row& r : {row{0, 4, 2}, row{1, 4, 2}, row{2, 4, 2}, row{3, 2, 1}, row{4, 2, 1}, row{5, 1, 1}, row{8, 1, 1},
-                       row{12, 1, 1}}) {
+                       row{12, 1, 1}, row{14, 1, 0}}) {
     SCOPED_TRACE("average " + std::to_string(r.average));
     EXPECT_EQ(per_thread(b4{}, r.average * s, s), r.four_byte);
     EXPECT_EQ(per_thread(b8{}, r.average * s, s), r.eight_byte);
@@ -853,33 +856,44 @@ TEST(SegmentedShortPass, DecisionLineAndSegmentsPerThread) {
   static_assert(seg::tuning::short_pass_max_length >= 0 && seg::tuning::short_pass_max_length < (1LL << 31));
 }
 
-// The group mode: averages from group_pass_min_average (32 for 4-byte values, 16 for 8-byte ones) to
-// group_pass_max_average (1024 for 4-byte values, 512 for 8-byte ones), groups of 8 lanes (4 for 8-byte values below
-// an average of 32), two segments per group for 4-byte values below 128, the segment count it needs to fill the
-// device, the longest segment it keeps, and where it is off (13 to 31 for 4-byte values, 13 to 15 for 8-byte ones,
-// past the top, wider values, no device threads given).
+// The group mode: averages from group_pass_min_average (15 for 4-byte values, 16 for 8-byte ones) to
+// group_pass_max_average (1024 for 4-byte values, 512 for 8-byte ones), groups of 8 lanes (4 below an average of 32),
+// two segments per group for 4-byte values below 128, the segment count it needs to fill the device, the longest
+// segment it keeps, and where it is off (13 to 15 for 8-byte values, past the top, wider values, no device threads
+// given).
 TEST(SegmentedShortPass, GroupModeLinesAndShapes) {
   namespace k = seg::kernels;
   namespace t = seg::tuning;
   const long long h100 = 132LL * 2048;
   const long long s = 1'000'003;
-  ASSERT_EQ(t::group_pass_min_average(4), 32);
+  ASSERT_EQ(t::group_pass_min_average(4), 15);
   ASSERT_EQ(t::group_pass_min_average(8), 16);
   ASSERT_EQ(t::group_pass_max_average(4), 1024);
   ASSERT_EQ(t::group_pass_max_average(8), 512);
   ASSERT_EQ(t::group_pass_lanes, 8);
   ASSERT_EQ(t::group_pass_narrow_lanes, 4);
-  // Between the two modes, and past the group mode's top: the merge-path pass's.
+  // Past the group mode's top, and for 8-byte values between the two modes: the merge-path pass's.
+  for (long long average : {1025LL, 4096LL}) {
+    SCOPED_TRACE("average " + std::to_string(average));
+    EXPECT_EQ(k::plan_short_pass<4>(average * s, s, h100).max_length, 0);
+  }
   for (long long average : {13LL, 15LL, 1025LL, 4096LL}) {
     SCOPED_TRACE("average " + std::to_string(average));
-    EXPECT_EQ(k::plan_short_pass<4>(average * s, s, h100).max_length, 0);
     EXPECT_EQ(k::plan_short_pass<8>(average * s, s, h100).max_length, 0);
   }
-  // 16 to 31: 4-byte values stay with the merge-path pass; 8-byte ones take groups of 4 lanes, a segment each, and
-  // keep segments of up to 16 steps of 4 loads (256 elements).
+  // 15 to 31: 4-byte values take groups of 4 lanes, two segments each, from 15 (14 is the thread mode's); 8-byte ones
+  // groups of 4 lanes, a segment each, from 16. Both keep segments of up to 16 steps of 4 loads (256 elements).
+  EXPECT_GT(k::plan_short_pass<4>(14 * s, s, h100).per_thread, 0);
+  for (long long average : {15LL, 16LL, 24LL, 31LL}) {
+    SCOPED_TRACE("average " + std::to_string(average));
+    const k::short_pass_plan p4 = k::plan_short_pass<4>(average * s, s, h100);
+    EXPECT_EQ(p4.per_thread, 0);
+    EXPECT_EQ(p4.group, 4);
+    EXPECT_EQ(p4.per_group, 2);
+    EXPECT_EQ(p4.max_length, 4 * 4LL * t::group_pass_max_steps);
+  }
   for (long long average : {16LL, 24LL, 31LL}) {
     SCOPED_TRACE("average " + std::to_string(average));
-    EXPECT_EQ(k::plan_short_pass<4>(average * s, s, h100).max_length, 0);
     const k::short_pass_plan p8 = k::plan_short_pass<8>(average * s, s, h100);
     EXPECT_EQ(p8.per_thread, 0);
     EXPECT_EQ(p8.group, 4);

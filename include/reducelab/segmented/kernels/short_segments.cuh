@@ -45,8 +45,8 @@ inline constexpr long long short_pass_segments_per_block = static_cast<long long
 
 /// Whether the host launches the short pass at all for `segments` segments: only where the group mode's fill holds
 /// (segments x group_pass_lanes x group_pass_min_fill >= device_threads, about 8 400 segments on a 132-SM GPU). Below
-/// it the group mode never takes a launch, and the thread mode's launches hold at most 12 elements per segment, about
-/// 100 000 in all: the merge-path pass alone takes them, and the long layouts (uniform lengths from 4096 up at 2^24,
+/// it the group mode never takes a launch, and the thread mode's launches hold at most 14 elements per segment, about
+/// 118 000 in all: the merge-path pass alone takes them, and the long layouts (uniform lengths from 4096 up at 2^24,
 /// from 2^16 up at 2^26, Zipf) no longer pay for a pass that only decides and leaves.
 __host__ __device__ constexpr bool short_pass_launches(long long segments, long long device_threads) {
   return device_threads > 0 && segments * tuning::group_pass_lanes * tuning::group_pass_min_fill >= device_threads;
@@ -87,7 +87,7 @@ __host__ __device__ __forceinline__ short_pass_plan plan_short_pass(long long el
   }
   constexpr long long group_max = tuning::group_pass_max_average(ValueBytes);
   if (group_max <= 0 || average < tuning::group_pass_min_average(ValueBytes) || average > group_max) return plan;
-  const int group = tuning::group_pass_lanes_for(ValueBytes, average);  // 8, or 4 for 8-byte values below 32
+  const int group = tuning::group_pass_lanes_for(ValueBytes, average);  // 8, or 4 below an average of 32
   // Too few segments to fill the device group by group: the merge-path pass spreads them over its grid.
   if (!short_pass_launches(segments, device_threads)) return plan;
   plan.group = group;
@@ -417,6 +417,10 @@ __global__ void __launch_bounds__(short_pass_threads, tuning::short_pass_min_blo
       }
     }
     if constexpr (sizeof(T) <= 4) {
+      if (plan.group == tuning::group_pass_narrow_lanes) {
+        reduce_group_chunks<tuning::group_pass_narrow_lanes, 2>(in, offsets, num_segments, m, dealers, out, flag, op);
+        return;
+      }
       if (plan.per_group == 2) {
         reduce_group_chunks<lanes, 2>(in, offsets, num_segments, m, dealers, out, flag, op);
         return;
