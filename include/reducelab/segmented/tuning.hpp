@@ -242,19 +242,19 @@ struct default_policy<4> : policy<256, 8, 16 * 1024 / 4 + 1, default_min_blocks_
 // Stop 54: 4-byte values to an average of 14 (the plan's average is elements / segments, rounded down: uniform:14 and
 // uniform:15 at 2^26 average 13 and 14, their last segment shorter). There the merge-path pass ran 4-byte values at
 // 55-58 % of the H200's peak at 2^26, the thread mode at 78-80 % (1.35-1.45x; at 2^24 1.19-1.36x). Not 16 (lead
-// 3db1994): segments of exactly 16 (64 bytes each) ran at 45 % in the thread mode (0.62-0.65x), segments of 17
-// (average 16) at 76 %, and the giant layout at 2^24 (average 15) 0.78-0.82x. 15 and 16 go to the group mode (below).
-// Same runs, H200: results/NVIDIA_H200-segmented/short-thread-lines.txt.
+// 3db1994): segments of exactly 16 (64 bytes each) ran at 45 % in the thread mode (0.62-0.65x), segments of 17 (average
+// 16) at 73-76 %, and the giant layout at 2^24 (average 15) 0.78-0.82x. 15 and 16 go to the group mode (below). Same
+// runs, H200: results/NVIDIA_H200-segmented/short-thread-lines.txt.
 constexpr long long short_pass_max_average(std::size_t value_bytes) {
   return value_bytes <= 4 ? 14 : value_bytes <= 8 ? 12 : 0;
 }
 inline constexpr long long short_pass_max_length = 128;
-// The thread mode's rounds of one segment per thread load short_pass_unroll consecutive elements of it per step: 8
-// for 4-byte values (stop 54), so that a segment of 5 to 8 elements is one round trip, not two. Same run against 4,
-// H200, 2^26 (results/NVIDIA_H200-segmented/short-thread-lines.txt, call 1): plus and maximum over int32 and float at
-// uniform 5 / 6 / 8 / 12 1.005-1.019x / 1.007-1.018x / 1.008-1.015x / 1.05x for plus (maximum 0.994-1.006x), empty90
-// 1.008-1.054x, every other row 0.989-1.019x; 8-byte values keep 4 (plus/double at uniform:4, 32 bytes a segment in one
-// step of 4, already runs at 86 %).
+// The thread mode's rounds of one segment per thread load short_pass_unroll consecutive elements of it per step: 8 for
+// 4-byte values (stop 54), so that a segment of 5 to 8 elements is one round trip, not two. Same run against 4, H200,
+// 2^26 (results/NVIDIA_H200-segmented/short-thread-lines.txt, call 1): plus and maximum over int32 and float at uniform
+// 5 / 6 / 8 / 12 (averages 4, 5, 8, 11) 1.007-1.019x / 1.007-1.018x / 1.008-1.015x / 1.05x for plus (maximum
+// 0.997-1.006x), empty90 1.008-1.054x, every other row 0.989-1.019x; 8-byte values keep 4 (plus/double at uniform:4, 32
+// bytes a segment in one step of 4, already runs at 86 %).
 constexpr int short_pass_unroll(std::size_t value_bytes) { return value_bytes <= 4 ? 8 : 4; }
 // Resident blocks of 256 threads its registers must allow (__launch_bounds__): the pass is latency bound, one or a
 // few segments in flight per thread. int32 at length 1, 2^26, against the merge-path pass alone in the same call
@@ -304,11 +304,11 @@ inline constexpr int short_pass_min_blocks = 6;
 // 1.04-1.07x (the 8-lane loop of that kernel now issues 8 loads before its first shuffle).
 // Stop 54: 4-byte values from an average of 15 to 31 in groups of 4 lanes too, two segments each (stop 44 had 4 lanes
 // with one segment each slower than the merge-path pass at 16: int32 120.1 against 90.8 µs). The merge-path pass runs
-// 4-byte segments whose length is not a multiple of 4 slowly: 17, 18 and 31 at 53-60 % of peak at 2^26, 16, 20 and
-// 24 at 70-73 %. Same run against main, H200 (results/NVIDIA_H200-segmented/short-thread-lines.txt, call 3), plus and
+// 4-byte segments whose length is not a multiple of 4 slowly: 17, 18 and 31 at 53-60 % of peak at 2^26, 16, 20 and 24
+// at 69-73 %. Same run against main, H200 (results/NVIDIA_H200-segmented/short-thread-lines.txt, call 3), plus and
 // maximum over int32 and float at 2^26, uniform 16 / 17 / 18 / 20 / 24 / 31 (averages 16, 16, 17, 19, 23, 30):
-// 1.08-1.09x / 1.27-1.34x / 1.21-1.27x / 1.04-1.08x / 1.02-1.05x / 1.30-1.33x (int32 at 17 55.6 → 74.4-74.8 %); at 32
-// and 48 (8 lanes, the kernel's code moved) 1.01-1.05x; at 2^24 1.07-1.36x from 16 to 31. The giant layout at 2^24
+// 1.08-1.09x / 1.27-1.34x / 1.21-1.27x / 1.04-1.08x / 1.02-1.05x / 1.30-1.33x (plus/int32 at 17 55.6 → 73.8-74.4 %); at
+// 32 and 48 (8 lanes, the kernel's code moved) 1.01-1.05x; at 2^24 1.07-1.36x from 16 to 31. The giant layout at 2^24
 // (average 15, segments of 8 around one of half the values) 0.96-1.01x (maximum/float 47.1 → 45.1-45.3 %); at 2^26
 // 1.01-1.03x. 8-byte values, their machine code unchanged, 0.976-1.026x.
 constexpr long long group_pass_min_average(std::size_t value_bytes) {
