@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace seg = reducelab::segmented;
@@ -884,22 +885,19 @@ TEST(SegmentedShortPass, GroupModeLinesAndShapes) {
   // 15 to 31: 4-byte values take groups of 4 lanes, two segments each, from 15 (14 is the thread mode's); 8-byte ones
   // groups of 4 lanes, a segment each, from 16. Both keep segments of up to 16 steps of 4 loads (256 elements).
   EXPECT_GT(k::plan_short_pass<4>(14 * s, s, h100).per_thread, 0);
-  for (long long average : {15LL, 16LL, 24LL, 31LL}) {
-    SCOPED_TRACE("average " + std::to_string(average));
-    const k::short_pass_plan p4 = k::plan_short_pass<4>(average * s, s, h100);
-    EXPECT_EQ(p4.per_thread, 0);
-    EXPECT_EQ(p4.group, 4);
-    EXPECT_EQ(p4.per_group, 2);
-    EXPECT_EQ(p4.max_length, 4 * 4LL * t::group_pass_max_steps);
-  }
-  for (long long average : {16LL, 24LL, 31LL}) {
-    SCOPED_TRACE("average " + std::to_string(average));
-    const k::short_pass_plan p8 = k::plan_short_pass<8>(average * s, s, h100);
-    EXPECT_EQ(p8.per_thread, 0);
-    EXPECT_EQ(p8.group, 4);
-    EXPECT_EQ(p8.per_group, 1);
-    EXPECT_EQ(p8.max_length, 4 * 4LL * t::group_pass_max_steps);
-  }
+  const auto expect_narrow = [&](auto bytes, long long average, int per_group) {
+    constexpr std::size_t value_bytes = decltype(bytes)::value;
+    SCOPED_TRACE(std::to_string(value_bytes) + "-byte values, average " + std::to_string(average));
+    const k::short_pass_plan p = k::plan_short_pass<value_bytes>(average * s, s, h100);
+    EXPECT_EQ(p.per_thread, 0);
+    EXPECT_EQ(p.group, 4);
+    EXPECT_EQ(p.per_group, per_group);
+    EXPECT_EQ(p.max_length, 4 * 4LL * t::group_pass_max_steps);
+  };
+  using b4 = std::integral_constant<std::size_t, 4>;
+  using b8 = std::integral_constant<std::size_t, 8>;
+  for (long long average : {15LL, 16LL, 24LL, 31LL}) expect_narrow(b4{}, average, 2);
+  for (long long average : {16LL, 24LL, 31LL}) expect_narrow(b8{}, average, 1);
   EXPECT_EQ(k::plan_short_pass<8>(32 * s, s, h100).group, 8);
   EXPECT_EQ(k::plan_short_pass<8>(513 * s, s, h100).max_length, 0);
   struct row {
