@@ -28,8 +28,8 @@
 //     in block order, through a look-back inside the same launch (segmented/grid/segment_carries.cuh). Where there are
 //     enough segments to fill the device (about 8 400 on a 132-SM GPU), a short-segment pass goes first: when they
 //     average a few elements, with a thread per segment and many small blocks, writing every segment of up to 128
-//     elements; where they average 32 to 1024 (8-byte values: 16 to 512) and are evenly spread, with a group of 8 lanes
-//     per segment (8-byte values below 32: 4 lanes), writing those of up to 512 elements (4 lanes: 256) or twice the
+//     elements; where they average 15 to 1024 (8-byte values: 16 to 512) and are evenly spread, with a group of 8 lanes
+//     per segment (4 lanes below an average of 32), writing those of up to 512 elements (4 lanes: 256) or twice the
 //     average. The merge path then takes only the longer ones, if there are any (segmented/kernels/short_segments.cuh
 //     says why, and how the two decide on the device).
 //   - separate begin/end arrays: a scan of the lengths lays the segments end to end virtually and the same merge path

@@ -287,10 +287,11 @@ inline constexpr int short_pass_min_blocks = 6;
 // 71.8 / 78.9 / 73.6 µs against 76.7 / 76.4 / 75.4 / 74.2 / 73.7 / 72.8; at 2^24, 256 to 1024: 24.5-26.0 against
 // 28.3-28.6. Doubles at 2^26, 192 to 512: 133.4-134.8 against 135.9-140.9, but 1024 / 2048: 135.6 / 137.9 against
 // 133.9 / 133.2; at 2^24, 192 to 1024: 38.9-41.1 against 43.1-45.1. So the group mode takes averages of 32 to 1024 for
-// 4-byte values and 32 to 512 for 8-byte ones, where it led at both sizes (8-byte values from 16 since stop 53, below);
-// wider values, and every other average, stay with the merge-path pass. A whole-warp tier for segments past a group's
-// steps (642fe07, reverted) gave wrong sums in one layout and cost the kernel registers (16-32 bytes of stack): the
-// thread mode slower too, double at length 1 446.1 against 419.5 µs (stop 44's call 6).
+// 4-byte values and 32 to 512 for 8-byte ones, where it led at both sizes (8-byte values from 16 since stop 53, 4-byte
+// ones from 15 since stop 54: below); wider values, and every other average, stay with the merge-path pass. A
+// whole-warp tier for segments past a group's steps (642fe07, reverted) gave wrong sums in one layout and cost the
+// kernel registers (16-32 bytes of stack): the thread mode slower too, double at length 1 446.1 against 419.5 µs (stop
+// 44's call 6).
 // Stop 53: 8-byte values from an average of 16 to 31 in groups of 4 lanes (group_pass_narrow_lanes; 16 elements a
 // step, so a segment of 16 keeps every lane busy, where 8 lanes left half idle). In the merge-path pass those averages
 // ran at 61-75 % of the H200's peak at 2^26 (affine maps at 16: 44 %, their pieces read by 2-lane groups); stop 44's

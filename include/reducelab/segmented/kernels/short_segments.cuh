@@ -10,8 +10,8 @@
 // to 12 (same run, scripts/harness/segmented_carries.cu rows tps_*; results/NVIDIA_H100_80GB_HBM3-segmented/
 // short-segment-schedules.txt). The window is what matters, not the thread count or the instructions: the same lean
 // loop in the resident grid, over contiguous stretches, was no faster than the merge-path walk (51-61 % at length 1),
-// and in a resident grid that takes its chunks from an atomic counter it came back to 86-88 %. From 32 to 1024 elements
-// per segment (8-byte values: 16 to 512) the same holds for groups of 8 lanes (8-byte values below 32: 4 lanes), each
+// and in a resident grid that takes its chunks from an atomic counter it came back to 86-88 %. From 15 to 1024 elements
+// per segment (8-byte values: 16 to 512) the same holds for groups of 8 lanes (4 lanes below an average of 32), each
 // group reading its segment in steps of 4 consecutive elements per lane (tuning.hpp, group_pass_*, says by how much
 // and why not further).
 //
@@ -187,7 +187,8 @@ inline constexpr int longer_bits = 16;
 /// 0.90x); between that loop and the value loop, or last, argmax over uniform:32 ran 0.91-0.93x and, in the thread
 /// mode, argmax over uniform:8 0.96x. One copy per lane count G: one function shared with the 8-byte values' 4-lane
 /// groups changed the machine code of kernels that never run them (maximum over int32 saved registers around its
-/// calls, 24 bytes of stack); with a copy per G the 4-byte kernels are main's instruction for instruction.
+/// calls, 24 bytes of stack); with a copy per G the 4-byte kernels stayed stop 52's instruction for instruction (until
+/// stop 54 gave them 4-lane groups too).
 template <int G>
 __device__ __noinline__ void hand_back_listed(short_pass_flag flag, unsigned longer, long long first_segment,
                                               long long stride) {
