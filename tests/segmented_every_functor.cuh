@@ -40,7 +40,7 @@ inline std::vector<layout> flat_layouts() {
   for (std::size_t i = 100; i < narrow.size(); i += 3000) narrow[i] = 257 + static_cast<long long>(i % 500);
   return {consecutive(random_lengths(60'000, 0, 16, 11), "lengths 0..16 (the short pass's thread mode)"),
           consecutive(random_lengths(12'000, 16, 80, 12), "lengths 16..80 (the short pass's group mode)"),
-          consecutive(narrow, "lengths 8..40, some of 257..756 (8-byte values: groups of 4 lanes, some handed back)"),
+          consecutive(narrow, "lengths 8..40, some of 257..756 (groups of 4 lanes, some handed back)"),
           consecutive(std::vector<long long>(100'000, 1), "uniform length 1"),
           consecutive(random_lengths(300, 0, 3000, 14), "lengths 0..3000 (warps and the whole block)"),
           consecutive(random_lengths(300, 0, 3000, 15), "lengths 0..3000 from element 1", 1),

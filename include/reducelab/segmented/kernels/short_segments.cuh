@@ -411,17 +411,15 @@ __global__ void __launch_bounds__(short_pass_threads, tuning::short_pass_min_blo
     // (tuning::group_pass_segments).
     constexpr int lanes = tuning::group_pass_lanes;
     const long long m = plan.max_length;
-    if constexpr (sizeof(T) > 4 && sizeof(T) <= 8) {
+    if constexpr (sizeof(T) <= 8) {
       if (plan.group == tuning::group_pass_narrow_lanes) {
-        reduce_group_chunks<tuning::group_pass_narrow_lanes, 1>(in, offsets, num_segments, m, dealers, out, flag, op);
+        constexpr int per_group = sizeof(T) <= 4 ? 2 : 1;  // tuning::group_pass_segments below an average of 32
+        reduce_group_chunks<tuning::group_pass_narrow_lanes, per_group>(in, offsets, num_segments, m, dealers, out,
+                                                                         flag, op);
         return;
       }
     }
     if constexpr (sizeof(T) <= 4) {
-      if (plan.group == tuning::group_pass_narrow_lanes) {
-        reduce_group_chunks<tuning::group_pass_narrow_lanes, 2>(in, offsets, num_segments, m, dealers, out, flag, op);
-        return;
-      }
       if (plan.per_group == 2) {
         reduce_group_chunks<lanes, 2>(in, offsets, num_segments, m, dealers, out, flag, op);
         return;
