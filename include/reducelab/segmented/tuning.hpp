@@ -255,6 +255,13 @@ inline constexpr long long short_pass_max_length = 128;
 // 5 / 6 / 8 / 12 (averages 4, 5, 8, 11) 1.007-1.019x / 1.007-1.018x / 1.008-1.015x / 1.05x for plus (maximum
 // 0.997-1.006x), empty90 1.008-1.054x, every other row 0.989-1.019x; 8-byte values keep 4 (plus/double at uniform:4, 32
 // bytes a segment in one step of 4, already runs at 86 %).
+// Stop 55: each round loads the next round's bounds before its own elements (kernels/short_segments.cuh,
+// reduce_one_segment_rounds), one round trip a segment after the first rather than two. Same run against main, H200,
+// 2^26 (results/NVIDIA_H200-segmented/thread-next-bounds.txt, call 5): 4-byte values at uniform 6 / 8 / 9 / 12 / 13 / 14
+// 1.06-1.07x / 1.03-1.04x / 1.04x / 1.01-1.05x / 1.00-1.05x / 1.00-1.04x (plus/int32 at 8 77.5 → 80.3 %), 8-byte
+// values at 4 / 6 / 9 / 13 1.03-1.07x / 1.01-1.06x / 1.00-1.05x / 1.01-1.06x (to 74-89 %), empty90 0.97-1.11x and
+// 1.05-1.22x; losses affine maps at 12 0.975x (0.956-0.961x at 2^24) and at 8 0.955-0.963x at 2^24, maximum over
+// 4-byte values at 15 (average 14) 0.974-0.988x (1.03-1.05x at 2^24).
 constexpr int short_pass_unroll(std::size_t value_bytes) { return value_bytes <= 4 ? 8 : 4; }
 // Resident blocks of 256 threads its registers must allow (__launch_bounds__): the pass is latency bound, one or a
 // few segments in flight per thread. int32 at length 1, 2^26, against the merge-path pass alone in the same call

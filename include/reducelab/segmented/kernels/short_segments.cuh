@@ -255,11 +255,11 @@ __device__ __forceinline__ short_pass_plan decide_short_pass(const OffsetT* offs
 using ::reducelab::grid::release_dependent_launch;
 using ::reducelab::grid::wait_for_prerequisite_grid;
 
-/// K segments per thread in each round of the block's segments: bounds of all K loaded, then element i of every one
-/// at once (Unroll elements each), folded in order. Every load is predicated rather than branched around, and the
-/// folds select rather than branch: written with branches, the same loop ran 1.2-1.3x slower than the harness's
+/// K segments per thread (2 or 4) in each round of the block's segments: bounds of all K loaded, then element i of
+/// every one at once, folded in order. Every load is predicated rather than branched around, and the folds select
+/// rather than branch: written with branches, the same loop ran 1.2-1.3x slower than the harness's
 /// (results/NVIDIA_H100_80GB_HBM3-segmented/short-segment-schedules.txt, calls 4-7).
-template <int K, int Unroll, class OpT, class T, class OffsetT>
+template <int K, class OpT, class T, class OffsetT>
 __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, const OffsetT* __restrict__ offsets,
                                                    long long first_segment, long long end_segment, T* __restrict__ out,
                                                    short_pass_flag flag, OpT op) {
@@ -287,23 +287,66 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
   T acc[K];
 #pragma unroll
   for (int j = 0; j < K; ++j) acc[j] = identity_of<OpT, T>();
-  for (int i = 0; i < longest; i += Unroll) {
-    T v[K][Unroll];
+  for (int i = 0; i < longest; ++i) {
+    T v[K];
 #pragma unroll
-    for (int j = 0; j < K; ++j)
+    for (int j = 0; j < K; ++j) v[j] = i < length[j] ? in[first[j] + i] : identity_of<OpT, T>();
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) v[j][u] = i + u < length[j] ? in[first[j] + i + u] : identity_of<OpT, T>();
-#pragma unroll
-    for (int j = 0; j < K; ++j)
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        const T folded = op(acc[j], v[j][u]);
-        acc[j] = i + u < length[j] ? folded : acc[j];
-      }
+    for (int j = 0; j < K; ++j) {
+      const T folded = op(acc[j], v[j]);
+      acc[j] = i < length[j] ? folded : acc[j];
+    }
   }
 #pragma unroll
   for (int j = 0; j < K; ++j)
     if (mine & (1u << j)) out[first_segment + static_cast<long long>(j) * short_pass_threads] = acc[j];
+}
+
+/// The thread mode: one segment per thread in each of Rounds rounds (segments first_segment + r * short_pass_threads),
+/// Unroll elements a step. The next round's bounds are loaded before this round's elements, so that a round after the
+/// first costs one round trip to memory, not two (its bounds, then its elements): stop 55, H200, 2^26, 1.03-1.07x for
+/// 4-byte values at averages 5 to 14 and 1.02-1.07x for 8-byte ones at 4 to 9 (tuning.hpp, short_pass_unroll).
+template <int Rounds, int Unroll, class OpT, class T, class OffsetT>
+__device__ __forceinline__ void reduce_one_segment_rounds(const T* __restrict__ in,
+                                                          const OffsetT* __restrict__ offsets, long long first_segment,
+                                                          long long end_segment, T* __restrict__ out,
+                                                          short_pass_flag flag, OpT op) {
+  constexpr long long max_length = tuning::short_pass_max_length;
+  long long s = first_segment;
+  bool valid = s < end_segment;
+  long long b = valid ? static_cast<long long>(offsets[s]) : 0;
+  long long e = valid ? static_cast<long long>(offsets[s + 1]) : 0;
+#pragma unroll
+  for (int r = 0; r < Rounds; ++r) {
+    const long long s_next = s + short_pass_threads;
+    const bool valid_next = r + 1 < Rounds && s_next < end_segment;
+    const long long b_next = valid_next ? static_cast<long long>(offsets[s_next]) : 0;
+    const long long e_next = valid_next ? static_cast<long long>(offsets[s_next + 1]) : 0;
+    const long long n = e > b ? e - b : 0;  // decreasing offsets are outside the contract; read nothing
+    const bool short_enough = n <= max_length;
+    const int length = short_enough ? static_cast<int>(n) : 0;
+    if (!short_enough) *flag.word = flag.epoch;  // the merge-path pass's (reduce_short_round says why not listed)
+    // A pointer stepped through the segment and a count of what is left. Indexed as in[b + i + u] instead, with the
+    // next round's bounds live too, ptxas rebuilt every load's 64-bit address under its predicate for maximum (five
+    // instructions a load, cuobjdump; 0.84x at empty90), where a stepped pointer takes immediate offsets.
+    const T* __restrict__ at = in + b;
+    T acc = identity_of<OpT, T>();
+    for (int left = length; left > 0; left -= Unroll, at += Unroll) {
+      T v[Unroll];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) v[u] = u < left ? at[u] : identity_of<OpT, T>();
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) {
+        const T folded = op(acc, v[u]);
+        acc = u < left ? folded : acc;
+      }
+    }
+    if (valid && short_enough) out[s] = acc;
+    s = s_next;
+    valid = valid_next;
+    b = b_next;
+    e = e_next;
+  }
 }
 
 /// Group mode: K segments to this lane's group of G lanes at once, segments first_segment + j * stride (past
@@ -438,21 +481,19 @@ __global__ void __launch_bounds__(short_pass_threads, tuning::short_pass_min_blo
   constexpr int rounds = static_cast<int>(short_pass_segments_per_block / short_pass_threads);
   if constexpr (sizeof(T) <= 4) {
     if (k == 4) {
-      reduce_short_round<4, 1>(in, offsets, first, block_end, out, flag, op);
+      reduce_short_round<4>(in, offsets, first, block_end, out, flag, op);
       return;
     }
   }
   if (k == 2) {
 #pragma unroll
     for (int r = 0; r < rounds; r += 2)
-      reduce_short_round<2, 1>(in, offsets, first + r * short_pass_threads, block_end, out, flag, op);
+      reduce_short_round<2>(in, offsets, first + r * short_pass_threads, block_end, out, flag, op);
   } else {
     // One segment per thread: its elements tuning::short_pass_unroll at a time, so that a segment of tens of
     // elements keeps loads in flight.
-    constexpr int unroll = tuning::short_pass_unroll(sizeof(T));
-#pragma unroll
-    for (int r = 0; r < rounds; ++r)
-      reduce_short_round<1, unroll>(in, offsets, first + r * short_pass_threads, block_end, out, flag, op);
+    reduce_one_segment_rounds<rounds, tuning::short_pass_unroll(sizeof(T))>(in, offsets, first, block_end, out, flag,
+                                                                           op);
   }
 }
 
