@@ -304,8 +304,9 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
 
 /// The thread mode: one segment per thread in each of Rounds rounds (segments first_segment + r * short_pass_threads),
 /// Unroll elements a step. The next round's bounds are loaded before this round's elements, so that a round after the
-/// first costs one round trip to memory, not two (its bounds, then its elements): stop 55, H200, 2^26, 1.03-1.07x for
-/// 4-byte values at averages 5 to 14 and 1.02-1.07x for 8-byte ones at 4 to 9 (tuning.hpp, short_pass_unroll).
+/// first costs one round trip to memory, not two (its bounds, then its elements): stop 55, H200, 2^26, up to 1.07x for
+/// 4-byte values at averages 5 to 13 and for 8-byte ones at 4 to 12, the worst row 0.96x (affine maps at 2^24;
+/// tuning.hpp, short_pass_unroll, has the figures).
 template <int Rounds, int Unroll, class OpT, class T, class OffsetT>
 __device__ __forceinline__ void reduce_one_segment_rounds(const T* __restrict__ in,
                                                           const OffsetT* __restrict__ offsets, long long first_segment,
