@@ -457,7 +457,8 @@ __global__ void __launch_bounds__(short_pass_threads, tuning::short_pass_min_blo
     const long long m = plan.max_length;
     if constexpr (sizeof(T) <= 8) {
       if (plan.group == tuning::group_pass_narrow_lanes) {
-        constexpr int per_group = sizeof(T) <= 4 ? 2 : 1;  // tuning::group_pass_segments below an average of 32
+        // The narrow groups serve averages below group_pass_narrow_below only: the table's count for any of them.
+        constexpr int per_group = tuning::group_pass_segments(sizeof(T), tuning::group_pass_narrow_below - 1);
         reduce_group_chunks<tuning::group_pass_narrow_lanes, per_group>(in, offsets, num_segments, m, dealers, out,
                                                                          flag, op);
         return;
