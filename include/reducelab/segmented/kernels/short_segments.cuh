@@ -355,6 +355,9 @@ __device__ __forceinline__ void reduce_one_segment_rounds(const T* __restrict__ 
 /// elements of each segment, [step * group * Loads + r * Loads, ...), and folds them in order; the group then combines
 /// its lanes in lane order and its first lane folds that into the segment's value, so each segment is reduced in input
 /// order (any functor). The warp takes as many steps as its longest segment needs.
+/// Tried at stop 56 and slower (results/NVIDIA_H200-segmented/group-next-bounds.txt): the next chunk's offsets loaded
+/// before these elements and handed over through shared memory (down to 0.85x at averages of 32 to 64), and whole steps
+/// read as 16-byte vectors while the whole warp can (0.83-0.91x for 4-byte values from 128 up).
 template <int G, int K, int Loads, class OpT, class T, class OffsetT>
 __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, const OffsetT* __restrict__ offsets,
                                                       long long first_segment, long long stride, long long num_segments,
