@@ -8,6 +8,11 @@ one backend run in a fixed sequence, so the kernel list splits into equal runs; 
 kernels' durations, and its bytes the sum of their DRAM reads. ncu replays each kernel alone with the caches
 flushed (--cache-control all) and clocks left alone (--clock-control none), so its figure is the cold kernel time
 without the launch gaps between a backend's kernels; ReduceLab's held-stream event time includes those gaps.
+
+`--kernels` prints one row per kernel and size instead (medians over a size's launches) from CSVs taken with the
+metrics of KERNEL_METRICS over several sizes at once (`--sizes 2^16,2^18,...`, in that order): the sizes' runs
+follow each other, so the kernel list splits into as many equal parts as there are sizes. Each CSV's sibling
+<tag>.json names the functor, type and variant.
 """
 import csv
 import json
@@ -33,6 +38,51 @@ def kernels(csv_path):
             continue
         rows.append((name, number(r["gpu__time_duration.sum"]) / 1e3, number(r["dram__bytes_read.sum"])))
     return rows
+
+
+KERNEL_METRICS = (
+    "gpu__time_duration.sum", "dram__bytes_read.sum", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "launch__grid_size", "launch__block_size", "launch__registers_per_thread", "launch__waves_per_multiprocessor",
+    "sm__warps_active.avg.pct_of_peak_sustained_active", "sm__cycles_active.avg", "sm__cycles_elapsed.avg",
+    "smsp__issue_active.avg.pct_of_peak_sustained_active",
+    "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", "smsp__inst_executed.sum")
+
+
+def kernel_table(csv_paths):
+    print("| functor/type | backend | n | kernel (launches) | grid x block | registers | waves | ncu µs (median) "
+          "| DRAM read MiB | DRAM % of peak | SM active / elapsed cycles | warps active % | issue active % "
+          "| long-scoreboard stalls per issue | instructions |")
+    print("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for path in csv_paths:
+        run = json.loads(Path(path).with_suffix(".json").read_text())
+        sizes = sorted({r["n"] for r in run["rows"] if r.get("timed")})
+        first = next(r for r in run["rows"] if r.get("timed"))
+        lines = [l for l in Path(path).read_text().splitlines() if l.startswith('"')]
+        rows = [r for r in csv.DictReader(lines) if r.get("ID", "").isdigit()
+                and not any(k in r.get("Kernel Name", "") for k in IGNORED_KERNELS)]
+        if not sizes or len(rows) % len(sizes):
+            print(f"| {first['functor']}/{first['type']} | {first['variant']} | ? ({len(rows)} kernels for "
+                  f"{len(sizes)} sizes) |")
+            continue
+        per = len(rows) // len(sizes)
+        for i, n in enumerate(sizes):
+            part = rows[i * per:(i + 1) * per]
+            names = list(dict.fromkeys(r["Kernel Name"].split("(")[0].split("<")[0].split()[-1] for r in part))
+            for name in names:
+                mine = [r for r in part if r["Kernel Name"].split("(")[0].split("<")[0].split()[-1] == name]
+                m = {k: statistics.median(number(r[k]) for r in mine) for k in KERNEL_METRICS}
+                label = f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+                print(f"| {first['functor']}/{first['type']} | {first['variant']} | {label} "
+                      f"| {name.split('::')[-1]} ({len(mine)}) "
+                      f"| {m['launch__grid_size']:.0f} x {m['launch__block_size']:.0f} "
+                      f"| {m['launch__registers_per_thread']:.0f} | {m['launch__waves_per_multiprocessor']:.2f} "
+                      f"| {m['gpu__time_duration.sum'] / 1e3:.2f} | {m['dram__bytes_read.sum'] / 2**20:.2f} "
+                      f"| {m['dram__throughput.avg.pct_of_peak_sustained_elapsed']:.1f} "
+                      f"| {m['sm__cycles_active.avg'] / m['sm__cycles_elapsed.avg']:.2f} "
+                      f"| {m['sm__warps_active.avg.pct_of_peak_sustained_active']:.1f} "
+                      f"| {m['smsp__issue_active.avg.pct_of_peak_sustained_active']:.1f} "
+                      f"| {m['smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio']:.1f} "
+                      f"| {m['smsp__inst_executed.sum']:.0f} |")
 
 
 def main(ref_json, csv_paths):
@@ -63,6 +113,9 @@ def main(ref_json, csv_paths):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3:
-        sys.exit("usage: ncu_agreement.py REFERENCE_RESULTS.json ncu_*.csv")
-    main(sys.argv[1], sys.argv[2:])
+    if len(sys.argv) >= 3 and sys.argv[1] == "--kernels":
+        kernel_table(sys.argv[2:])
+    elif len(sys.argv) >= 3:
+        main(sys.argv[1], sys.argv[2:])
+    else:
+        sys.exit("usage: ncu_agreement.py REFERENCE_RESULTS.json ncu_*.csv | ncu_agreement.py --kernels ncu_*.csv")
