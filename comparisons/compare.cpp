@@ -427,6 +427,8 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
             row["policy"]["pass_blocks_min_bytes"] = t.backend.policy.pass_blocks_min_bytes;
             row["policy"]["pass_blocks_vectors"] = t.backend.policy.pass_blocks_vectors;
           }
+          if (t.backend.has_policy && t.backend.policy.direct_fold_blocks_per_sm != 0)
+            row["policy"]["direct_fold_blocks_per_sm"] = t.backend.policy.direct_fold_blocks_per_sm;
           row["validation"] = {{"status", to_string(t.validation.status)},
                                {"bounded", t.validation.result.bounded},
                                {"error", t.validation.result.error},

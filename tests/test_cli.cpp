@@ -1,7 +1,9 @@
 // CPU: option parsing and name validation of the reducelab tool.
+#include "comparisons/tune/tune.hpp"
 #include "lab/cli/commands.hpp"
 #include "lab/core/device_info.hpp"
 #include "reducelab/core/error.hpp"
+#include "reducelab/tuning/sm90.hpp"
 #include "usage_error_of.hpp"
 
 #include <gtest/gtest.h>
@@ -143,6 +145,19 @@ TEST(Options, TuneOptions) {
   EXPECT_TRUE(d.out_file.empty());
   EXPECT_TRUE(d.header_file.empty());
   EXPECT_GE(default_tune_samples, min_compare_samples);
+}
+
+// What `reducelab tune --write-header` writes for a class is the policy the table holds, trailing fields included:
+// the header it writes must give the library back the same numbers.
+TEST(Tune, WrittenPolicyIsTheTablesOwn) {
+  using reducelab::tune::policy_text;
+  namespace tuning = reducelab::tuning;
+  EXPECT_EQ(policy_text(tuning::values_of<tuning::sm90<1>>()), "policy<512, 2, 2, 512, 65536, 4>");
+  EXPECT_EQ(policy_text(tuning::values_of<tuning::sm90<4>>()), "policy<512, 4, 0, 512, 65536, 4, 536870912, 8>");
+  EXPECT_EQ(policy_text(tuning::values_of<tuning::sm90<8>>()), "policy<256, 4, 0, 512, 32768, 2, 134217728, 8, 4>");
+  // A direct-fold cap without pass blocks still writes the pass-block pair before it (the fields are positional).
+  EXPECT_EQ(policy_text(tuning::values_of<tuning::policy<256, 2, 0, 256, 16384, 2, 0, 0, 3>>()),
+            "policy<256, 2, 0, 256, 16384, 2, 0, 2, 3>");
 }
 
 TEST(Options, BadTuneValuesAreNamed) {

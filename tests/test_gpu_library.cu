@@ -68,6 +68,13 @@ std::vector<std::int32_t> random_values(std::size_t n, std::uint64_t seed) {
   return v;
 }
 template <>
+std::vector<std::uint64_t> random_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> v(n);
+  for (auto& x : v) x = rng();
+  return v;
+}
+template <>
 std::vector<std::uint8_t> random_values(std::size_t n, std::uint64_t seed) {
   return exact_test::random_bytes(n, seed);
 }
@@ -202,6 +209,16 @@ TEST(LibraryReduce, BlocksFoldingManyPassesAreExact) {
   // round robin), so every block folds several, the last one partial.
   for (std::size_t offset : {0, 1}) {
     expect_all_forms_exact<std::int32_t, add>((std::size_t{1} << 25) + 3, offset, 23 + offset);
+  }
+}
+
+TEST(LibraryReduce, EightByteDirectFoldOnItsOwnGridIsExact) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // The sm90 table caps the direct fold of 8-byte values at 4 blocks per SM (direct_fold_blocks_per_sm, half the
+  // occupancy grid): from 2^21 values each warp folds 16 or more warp tiles and the last block folds at most 4 x SMs
+  // partials; 2^23 + 5 also leaves a tail. uint64 sums wrap, so any lost or doubled value shows.
+  for (std::size_t n : {(std::size_t{1} << 21) + 3, (std::size_t{1} << 23) + 5}) {
+    for (std::size_t offset : {0, 1}) expect_all_forms_exact<std::uint64_t, add>(n, offset, 41 + offset);
   }
 }
 

@@ -289,6 +289,32 @@ TEST(LibraryPlan, PassBlocksFromThePolicysSizeOnly) {
   EXPECT_EQ((rd::pass_blocks_for<p4, plus, int>(std::size_t{1} << 46, std::size_t{1} << 44)), 0u);
 }
 
+// The direct fold's own grid cap (policy direct_fold_blocks_per_sm): commutative functors over values that tile a
+// vector take it; a non-commutative functor's warp tiles keep blocks_per_sm. The sm90 table gives 8-byte values 4 blocks
+// per SM (half the occupancy grid; results/NVIDIA_H200-lib/grid-waves.txt). Caps given as numbers need no GPU.
+TEST(LibraryPlan, DirectFoldTakesItsOwnGridCap) {
+  using exact_test::affine_u32;
+  using exact_test::compose;
+  using reducelab::functors::plus;
+  using both = tuning::policy<256, 4, 8, 512, 32768, 2, 0, 0, 4>;
+  using shared = tuning::policy<256, 4, 8, 512, 32768, 2>;
+  rd::device_properties dev;
+  dev.sm_count = 132;
+  EXPECT_EQ((rd::grid_cap<both, plus, double>(dev)), 4u * 132u);
+  EXPECT_EQ((rd::grid_cap<both, compose, affine_u32>(dev)), 8u * 132u);
+  EXPECT_EQ((rd::grid_cap<shared, plus, double>(dev)), 8u * 132u);
+  EXPECT_EQ(shared::direct_fold_blocks_per_sm, 0);
+  EXPECT_EQ(tuning::sm90<8>::direct_fold_blocks_per_sm, 4);
+  EXPECT_EQ(tuning::sm90<4>::direct_fold_blocks_per_sm, 0);
+  EXPECT_EQ((rd::grid_cap<tuning::sm90<8>, plus, double>(dev)), 4u * 132u);
+  // The plan follows the cap: 2^22 doubles are 16384 warp tiles, 2048 blocks wanted; 528 allowed, 32 tiles each.
+  unsigned grid = 0;
+  const auto plan =
+      rd::make_plan<256, 4>(at_byte<double>(0x100000), std::size_t{1} << 22, rd::grid_cap<both, plus, double>(dev), grid);
+  EXPECT_EQ(grid, 512u);
+  EXPECT_EQ(plan.tiles_per_block, 32u);
+}
+
 TEST(LibraryPlan, EpochsNeverRepeat) {
   std::set<unsigned long long> seen;
   for (int i = 0; i < 1000; ++i) EXPECT_TRUE(seen.insert(rd::next_epoch()).second);
@@ -309,6 +335,7 @@ TEST(LibraryPolicy, TableIsSaneForEverySizeClass) {
     EXPECT_GE(v.single_block_vectors, 1);
     EXPECT_LE(v.single_block_vectors, 16);
     EXPECT_GE(v.blocks_per_sm, 0);
+    EXPECT_GE(v.direct_fold_blocks_per_sm, 0);
     EXPECT_LE(v.single_block_max_bytes, std::size_t{1} << 22);  // one block past a few MB would starve the GPU
     EXPECT_GE(v.pass_blocks_vectors, v.pass_blocks_min_bytes == 0 ? 1 : v.vectors_per_thread);
     EXPECT_LE(v.pass_blocks_vectors, 16);

@@ -53,6 +53,17 @@ const char* to_string(work_status s) {
   return "?";
 }
 
+std::string policy_text(const tuning::policy_values& p) {
+  // The trailing fields are positional: the pass-block pair is written whenever a later field is.
+  std::string pass_blocks;
+  if (p.pass_blocks_min_bytes != 0 || p.direct_fold_blocks_per_sm != 0)
+    pass_blocks = ", " + std::to_string(p.pass_blocks_min_bytes) + ", " + std::to_string(p.pass_blocks_vectors);
+  if (p.direct_fold_blocks_per_sm != 0) pass_blocks += ", " + std::to_string(p.direct_fold_blocks_per_sm);
+  return "policy<" + std::to_string(p.block_threads) + ", " + std::to_string(p.vectors_per_thread) + ", " +
+         std::to_string(p.blocks_per_sm) + ", " + std::to_string(p.single_block_threads) + ", " +
+         std::to_string(p.single_block_max_bytes) + ", " + std::to_string(p.single_block_vectors) + pass_blocks + ">";
+}
+
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -349,6 +360,7 @@ void measure_and_choose(const class_tuner& tuner, const sweep_context& ctx, std:
   const tuning::policy_values current = current_sm90(c.size_class);
   p.pass_blocks_min_bytes = current.pass_blocks_min_bytes;
   p.pass_blocks_vectors = current.pass_blocks_vectors;
+  p.direct_fold_blocks_per_sm = current.direct_fold_blocks_per_sm;
   p.single_block_threads = c.single.candidates[c.one_block->candidate].policy.single_block_threads;
   p.single_block_vectors = c.single.candidates[c.one_block->candidate].policy.single_block_vectors;
   p.single_block_max_bytes = c.one_block->cross.max_bytes;
@@ -399,6 +411,7 @@ json policy_json(const tuning::policy_values& p) {
     j["pass_blocks_min_bytes"] = p.pass_blocks_min_bytes;
     j["pass_blocks_vectors"] = p.pass_blocks_vectors;
   }
+  if (p.direct_fold_blocks_per_sm != 0) j["direct_fold_blocks_per_sm"] = p.direct_fold_blocks_per_sm;
   return j;
 }
 
@@ -569,14 +582,6 @@ json results_json(const run_record& r, const std::vector<class_outcome>& classes
 
 // --- The header ---------------------------------------------------------------------------------------------------
 
-std::string policy_text(const tuning::policy_values& p) {
-  std::string pass_blocks;
-  if (p.pass_blocks_min_bytes != 0)
-    pass_blocks = ", " + std::to_string(p.pass_blocks_min_bytes) + ", " + std::to_string(p.pass_blocks_vectors);
-  return "policy<" + std::to_string(p.block_threads) + ", " + std::to_string(p.vectors_per_thread) + ", " +
-         std::to_string(p.blocks_per_sm) + ", " + std::to_string(p.single_block_threads) + ", " +
-         std::to_string(p.single_block_max_bytes) + ", " + std::to_string(p.single_block_vectors) + pass_blocks + ">";
-}
 
 /// A complete replacement for include/reducelab/tuning/sm90.hpp: the fallback as the primary template, one
 /// explicit specialization per tuned class, and where every number came from.
@@ -624,6 +629,9 @@ std::string sm90_header(const run_record& r, const std::vector<class_outcome>& c
       h << "//         a block per pass of " << c.chosen->block_threads << " threads x " << c.chosen->pass_blocks_vectors
         << " loads from " << bytes_label(c.chosen->pass_blocks_min_bytes)
         << " (not swept: kept from the table this run replaced; scripts/harness/pass_blocks.cu)\n";
+    if (c.chosen->direct_fold_blocks_per_sm != 0)
+      h << "//         the direct fold's grid capped at " << c.chosen->direct_fold_blocks_per_sm
+        << " blocks per SM (not swept: kept from the table this run replaced; results/NVIDIA_H200-lib/grid-waves.txt)\n";
   }
   h << "//   2 B, 32 B: not tuned (" << untuned_classes_note << ")\n"
     << "#pragma once\n\n"

@@ -94,6 +94,10 @@ class class_tuner {
   virtual sweep_result measure_single_block(const sweep_context& ctx, std::size_t chosen) const = 0;
 };
 
+/// The `policy<...>` a written sm90.hpp holds for these values: the trailing fields are positional, so the pass-block
+/// pair is written whenever a later field is.
+std::string policy_text(const tuning::policy_values& p);
+
 // One per size class, each in its own translation unit (tune_candidates_N.cu).
 std::unique_ptr<class_tuner> make_tuner_1();
 std::unique_ptr<class_tuner> make_tuner_4();

@@ -73,11 +73,14 @@ constexpr auto single_block_scalar_kernel() {
   return &kernels::single_pass<PolicyT::single_block_threads, PolicyT::single_block_vectors, OpT, T>;
 }
 
-/// The most blocks one launch of the multi-block kernel uses on this device: the policy's cap, or (0) what
-/// the occupancy calculator allows, read once per device.
+/// The most blocks one launch of the multi-block kernel uses on this device: the policy's cap (the direct fold's own
+/// where the policy sets one), or (0) what the occupancy calculator allows, read once per device.
 template <class PolicyT, class OpT, class T>
 std::size_t grid_cap(const device_properties& dev) {
   int per_sm = PolicyT::blocks_per_sm;
+  if constexpr (kernels::folds_directly<OpT, T>) {
+    if (PolicyT::direct_fold_blocks_per_sm != 0) per_sm = PolicyT::direct_fold_blocks_per_sm;
+  }
   if (per_sm == 0) {
     static std::array<std::atomic<int>, max_devices> cached{};
     per_sm = cached[dev.ordinal].load(std::memory_order_relaxed);

@@ -18,6 +18,12 @@
 //   pass_blocks_vectors   16-byte loads per thread of such a block (0: vectors_per_thread). A block of the resident
 //                         grid folds many passes, a pass block one, so its pass must be larger: passes of 16 KiB were
 //                         slower than the resident grid where 32 KiB ones were not (scripts/harness/pass_blocks.cu)
+//   direct_fold_blocks_per_sm  the grid cap of the direct fold (a commutative functor over values that tile a vector)
+//                         below pass_blocks_min_bytes, in blocks per SM; 0: blocks_per_sm. Its last block folds one
+//                         partial per block, so a grid of fewer, longer blocks can finish sooner where the warp tiles
+//                         of a non-commutative functor, which fold in order, want the full grid. Not swept by
+//                         `reducelab tune` (kept from the table it replaces, like the pass-block fields): it comes from
+//                         same-run A/Bs of the library (results/NVIDIA_H200-lib/grid-waves.txt)
 // The numbers for a known architecture come from `reducelab tune` (tuning/sm90.hpp says where and when);
 // any other GPU gets tuning::fallback, which is sound everywhere and tuned nowhere.
 #pragma once
@@ -34,7 +40,7 @@ constexpr std::size_t size_class(std::size_t value_bytes) {
 /// Compile-time shape of one policy: the kernels are instantiated from these.
 template <int BlockThreads, int VectorsPerThread, int BlocksPerSm, int SingleBlockThreads,
           std::size_t SingleBlockMaxBytes, int SingleBlockVectors = VectorsPerThread,
-          std::size_t PassBlocksMinBytes = 0, int PassBlocksVectors = 0>
+          std::size_t PassBlocksMinBytes = 0, int PassBlocksVectors = 0, int DirectFoldBlocksPerSm = 0>
 struct policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads >= 32 && BlockThreads <= 1024, "block_threads: 32..1024, whole warps");
   static_assert(SingleBlockThreads % 32 == 0 && SingleBlockThreads >= 32 && SingleBlockThreads <= 1024,
@@ -43,6 +49,7 @@ struct policy {
   static_assert(SingleBlockVectors >= 1 && SingleBlockVectors <= 16, "single_block_vectors: 1..16");
   static_assert(BlocksPerSm >= 0, "blocks_per_sm: 0 (occupancy) or a positive cap");
   static_assert(PassBlocksVectors >= 0 && PassBlocksVectors <= 16, "pass_blocks_vectors: 0 (vectors_per_thread) or 1..16");
+  static_assert(DirectFoldBlocksPerSm >= 0, "direct_fold_blocks_per_sm: 0 (blocks_per_sm) or a positive cap");
   static constexpr int block_threads = BlockThreads;
   static constexpr int vectors_per_thread = VectorsPerThread;
   static constexpr int blocks_per_sm = BlocksPerSm;
@@ -51,6 +58,7 @@ struct policy {
   static constexpr int single_block_vectors = SingleBlockVectors;
   static constexpr std::size_t pass_blocks_min_bytes = PassBlocksMinBytes;
   static constexpr int pass_blocks_vectors = PassBlocksVectors == 0 ? VectorsPerThread : PassBlocksVectors;
+  static constexpr int direct_fold_blocks_per_sm = DirectFoldBlocksPerSm;
 };
 
 /// The same numbers at run time, for printing next to a result and for `reducelab tune`.
@@ -60,13 +68,14 @@ struct policy_values {
   int single_block_vectors;
   std::size_t pass_blocks_min_bytes = 0;
   int pass_blocks_vectors = 0;
+  int direct_fold_blocks_per_sm = 0;
 };
 
 template <class PolicyT>
 constexpr policy_values values_of() {
   return {PolicyT::block_threads, PolicyT::vectors_per_thread, PolicyT::blocks_per_sm, PolicyT::single_block_threads,
           PolicyT::single_block_max_bytes, PolicyT::single_block_vectors, PolicyT::pass_blocks_min_bytes,
-          PolicyT::pass_blocks_vectors};
+          PolicyT::pass_blocks_vectors, PolicyT::direct_fold_blocks_per_sm};
 }
 
 /// Any GPU without a tuned table: 256 threads, two 16-byte loads in flight per thread, the grid the occupancy
