@@ -56,7 +56,9 @@ VALUE_BYTES = {"bool": 1, "char": 1, "signed char": 1, "unsigned char": 1, "shor
                "reducelab::functors::affine_map<unsigned int>": 8, "reducelab::functors::affine_map<unsigned long>": 16}
 POLICY_HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include", "reducelab", "tuning",
                              "sm90.hpp")
-POLICY = re.compile(r"struct sm90<(\d+)> : policy<(\d+), (\d+), \d+, (\d+), \d+(?:, (\d+))?(?:, \d+, (\d+))?>")
+# policy<threads, vectors, blocks per SM, one-block threads, one-block bytes[, one-block vectors[, pass-block bytes,
+# pass-block vectors[, the direct fold's blocks per SM]]]> (tuning/policy.hpp); the grid fields do not change a shape.
+POLICY = re.compile(r"struct sm90<(\d+)> : policy<(\d+), (\d+), \d+, (\d+), \d+(?:, (\d+))?(?:, (\d+), (\d+))?(?:, \d+)?>")
 
 
 def sm90_shapes(header=POLICY_HEADER):
@@ -74,10 +76,10 @@ def sm90_shapes(header=POLICY_HEADER):
     if matched != specializations:  # a policy this pattern misreads would drop out of the check unnoticed
         raise SystemExit(f"check_sass_loads: {header}: {specializations} sm90 policies, {matched} of them read")
     for m in POLICY.finditer(text):
-        size, threads, vectors, one_threads, one_vectors, pass_vectors = m.groups()
+        size, threads, vectors, one_threads, one_vectors, pass_bytes, pass_vectors = m.groups()
         shapes[("single_pass", int(size))] = {(int(threads), int(vectors)): int(vectors)}
         shapes[("single_pass_direct", int(size))] = dict(shapes[("single_pass", int(size))])
-        if pass_vectors:
+        if pass_vectors and int(pass_bytes) != 0:
             shapes[("single_pass_direct", int(size))].setdefault((int(threads), int(pass_vectors)), int(vectors))
         shapes[("one_block", int(size))] = {(int(one_threads), int(one_vectors or vectors)): int(one_vectors or vectors)}
     return shapes
