@@ -415,20 +415,10 @@ int run_compare(const registry& reg, const options& o, std::ostream& out, const 
                       {"bytes_read", prepared->bytes_read},
                       {"mode", mode_name}};
           if (t.threads) row["threads"] = t.threads;
-          if (t.backend.has_policy)
-            row["policy"] = {{"table", t.backend.policy_table},
-                             {"block_threads", t.backend.policy.block_threads},
-                             {"vectors_per_thread", t.backend.policy.vectors_per_thread},
-                             {"blocks_per_sm", t.backend.policy.blocks_per_sm},
-                             {"single_block_threads", t.backend.policy.single_block_threads},
-                             {"single_block_max_bytes", t.backend.policy.single_block_max_bytes},
-                             {"single_block_vectors", t.backend.policy.single_block_vectors}};
-          if (t.backend.has_policy && t.backend.policy.pass_blocks_min_bytes != 0) {
-            row["policy"]["pass_blocks_min_bytes"] = t.backend.policy.pass_blocks_min_bytes;
-            row["policy"]["pass_blocks_vectors"] = t.backend.policy.pass_blocks_vectors;
+          if (t.backend.has_policy) {
+            row["policy"] = {{"table", t.backend.policy_table}};
+            row["policy"].update(provenance::policy_json(t.backend.policy));
           }
-          if (t.backend.has_policy && t.backend.policy.direct_fold_blocks_per_sm != 0)
-            row["policy"]["direct_fold_blocks_per_sm"] = t.backend.policy.direct_fold_blocks_per_sm;
           row["validation"] = {{"status", to_string(t.validation.status)},
                                {"bounded", t.validation.result.bounded},
                                {"error", t.validation.result.error},

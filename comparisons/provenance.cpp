@@ -39,4 +39,19 @@ nlohmann::json device_json(const device_info& dev, const timing::clock_guard& cl
   return j;
 }
 
+nlohmann::ordered_json policy_json(const tuning::policy_values& p) {
+  nlohmann::ordered_json j = {{"block_threads", p.block_threads},
+                              {"vectors_per_thread", p.vectors_per_thread},
+                              {"blocks_per_sm", p.blocks_per_sm},
+                              {"single_block_threads", p.single_block_threads},
+                              {"single_block_max_bytes", p.single_block_max_bytes},
+                              {"single_block_vectors", p.single_block_vectors}};
+  if (p.pass_blocks_min_bytes != 0) {
+    j["pass_blocks_min_bytes"] = p.pass_blocks_min_bytes;
+    j["pass_blocks_vectors"] = p.pass_blocks_vectors;
+  }
+  if (p.direct_fold_blocks_per_sm != 0) j["direct_fold_blocks_per_sm"] = p.direct_fold_blocks_per_sm;
+  return j;
+}
+
 }  // namespace reducelab::provenance

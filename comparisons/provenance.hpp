@@ -4,6 +4,7 @@
 
 #include "comparisons/timing/clock_guard.hpp"
 #include "lab/core/device_info.hpp"
+#include "reducelab/tuning/policy.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -24,5 +25,9 @@ nlohmann::json build_json();
 /// Name, compute capability, SMs, L2, memory clock and bus, peak bandwidth, and the clocks' maxima when NVML
 /// reads them.
 nlohmann::json device_json(const device_info& dev, const timing::clock_guard& clocks);
+
+/// A tuning policy's fields in tuning/policy.hpp's order; the optional ones (pass blocks, the direct fold's grid cap)
+/// only where the policy sets them. A compare row's `policy` and tune's chosen policy alike.
+nlohmann::ordered_json policy_json(const tuning::policy_values& p);
 
 }  // namespace reducelab::provenance

@@ -1,4 +1,5 @@
 // CPU: option parsing and name validation of the reducelab tool.
+#include "comparisons/provenance.hpp"
 #include "comparisons/tune/tune.hpp"
 #include "lab/cli/commands.hpp"
 #include "lab/core/device_info.hpp"
@@ -158,6 +159,20 @@ TEST(Tune, WrittenPolicyIsTheTablesOwn) {
   // A direct-fold cap without pass blocks still writes the pass-block pair before it (the fields are positional).
   EXPECT_EQ(policy_text(tuning::values_of<tuning::policy<256, 2, 0, 256, 16384, 2, 0, 0, 3>>()),
             "policy<256, 2, 0, 256, 16384, 2, 0, 2, 3>");
+}
+
+// The policy object a compare row and tune's results carry: every field the table sets, the optional ones only there.
+TEST(Tune, PolicyJsonHasTheTablesOptionalFieldsOnlyWhereSet) {
+  namespace tuning = reducelab::tuning;
+  const auto p8 = reducelab::provenance::policy_json(tuning::values_of<tuning::sm90<8>>());
+  EXPECT_EQ(p8.at("block_threads"), 256);
+  EXPECT_EQ(p8.at("pass_blocks_min_bytes"), std::size_t{128} << 20);
+  EXPECT_EQ(p8.at("pass_blocks_vectors"), 8);
+  EXPECT_EQ(p8.at("direct_fold_blocks_per_sm"), 4);
+  const auto p1 = reducelab::provenance::policy_json(tuning::values_of<tuning::sm90<1>>());
+  EXPECT_EQ(p1.at("blocks_per_sm"), 2);
+  EXPECT_FALSE(p1.contains("pass_blocks_min_bytes"));
+  EXPECT_FALSE(p1.contains("direct_fold_blocks_per_sm"));
 }
 
 TEST(Options, BadTuneValuesAreNamed) {

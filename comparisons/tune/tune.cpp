@@ -400,21 +400,6 @@ struct run_record {
   std::size_t flush_bytes = 0;
 };
 
-json policy_json(const tuning::policy_values& p) {
-  json j = {{"block_threads", p.block_threads},
-            {"vectors_per_thread", p.vectors_per_thread},
-            {"blocks_per_sm", p.blocks_per_sm},
-            {"single_block_threads", p.single_block_threads},
-            {"single_block_max_bytes", p.single_block_max_bytes},
-            {"single_block_vectors", p.single_block_vectors}};
-  if (p.pass_blocks_min_bytes != 0) {
-    j["pass_blocks_min_bytes"] = p.pass_blocks_min_bytes;
-    j["pass_blocks_vectors"] = p.pass_blocks_vectors;
-  }
-  if (p.direct_fold_blocks_per_sm != 0) j["direct_fold_blocks_per_sm"] = p.direct_fold_blocks_per_sm;
-  return j;
-}
-
 /// The fields a sweep varies: a multi-block candidate's one-block fields, and the reverse, are placeholders.
 json shape_json(const tuning::policy_values& p, bool one_block) {
   if (one_block)
@@ -508,7 +493,7 @@ json class_json(const class_outcome& c) {
   j["failed_validations"] = c.failed_validations;
   if (c.chosen) {
     const std::size_t best = *c.multi_rank.best;
-    json chosen = {{"policy", policy_json(*c.chosen)},
+    json chosen = {{"policy", provenance::policy_json(*c.chosen)},
                    {"multi_block", c.multi.candidates[best].label},
                    {"geomean", c.multi_scores[best].geomean},
                    {"worst_ratio", c.multi_scores[best].worst}};
