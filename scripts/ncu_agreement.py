@@ -27,17 +27,16 @@ def number(text):
     return float(text.replace(",", ""))
 
 
-def kernels(csv_path):
-    rows = []
+def reduction_rows(csv_path):
+    """The CSV's kernel rows (not the units row), the L2 flush and the stream hold left out, in launch order."""
     lines = [l for l in Path(csv_path).read_text().splitlines() if l.startswith('"')]
-    for r in csv.DictReader(lines):
-        if not r.get("ID", "").isdigit():
-            continue  # the units row
-        name = r.get("Kernel Name", "")
-        if any(k in name for k in IGNORED_KERNELS):
-            continue
-        rows.append((name, number(r["gpu__time_duration.sum"]) / 1e3, number(r["dram__bytes_read.sum"])))
-    return rows
+    return [r for r in csv.DictReader(lines) if r.get("ID", "").isdigit()
+            and not any(k in r.get("Kernel Name", "") for k in IGNORED_KERNELS)]
+
+
+def kernels(csv_path):
+    return [(r["Kernel Name"], number(r["gpu__time_duration.sum"]) / 1e3, number(r["dram__bytes_read.sum"]))
+            for r in reduction_rows(csv_path)]
 
 
 KERNEL_METRICS = (
@@ -57,9 +56,7 @@ def kernel_table(csv_paths):
         run = json.loads(Path(path).with_suffix(".json").read_text())
         sizes = sorted({r["n"] for r in run["rows"] if r.get("timed")})
         first = next(r for r in run["rows"] if r.get("timed"))
-        lines = [l for l in Path(path).read_text().splitlines() if l.startswith('"')]
-        rows = [r for r in csv.DictReader(lines) if r.get("ID", "").isdigit()
-                and not any(k in r.get("Kernel Name", "") for k in IGNORED_KERNELS)]
+        rows = reduction_rows(path)
         if not sizes or len(rows) % len(sizes):
             print(f"| {first['functor']}/{first['type']} | {first['variant']} | ? ({len(rows)} kernels for "
                   f"{len(sizes)} sizes) |")
