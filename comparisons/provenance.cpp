@@ -51,6 +51,9 @@ nlohmann::ordered_json policy_json(const tuning::policy_values& p) {
     j["pass_blocks_vectors"] = p.pass_blocks_vectors;
   }
   if (p.direct_fold_blocks_per_sm != 0) j["direct_fold_blocks_per_sm"] = p.direct_fold_blocks_per_sm;
+  // Written only where warp tiles take pass blocks from a size other than the direct fold's.
+  if (p.in_order_pass_blocks_min_bytes != p.pass_blocks_min_bytes)
+    j["in_order_pass_blocks_min_bytes"] = p.in_order_pass_blocks_min_bytes;
   return j;
 }
 

@@ -224,7 +224,7 @@ std::string policy_text(const json& policy) {
   static const char* const known[] = {"table",         "block_threads",        "vectors_per_thread",
                                       "blocks_per_sm", "single_block_threads", "single_block_max_bytes",
                                       "single_block_vectors", "pass_blocks_min_bytes", "pass_blocks_vectors",
-                                      "direct_fold_blocks_per_sm"};
+                                      "direct_fold_blocks_per_sm", "in_order_pass_blocks_min_bytes"};
   std::string text;
   auto add = [&](const std::string& key, const json& value) {
     const std::string shown = value.is_string() ? value.get<std::string>() : value.dump();

@@ -57,8 +57,9 @@ VALUE_BYTES = {"bool": 1, "char": 1, "signed char": 1, "unsigned char": 1, "shor
 POLICY_HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include", "reducelab", "tuning",
                              "sm90.hpp")
 # policy<threads, vectors, blocks per SM, one-block threads, one-block bytes[, one-block vectors[, pass-block bytes,
-# pass-block vectors[, the direct fold's blocks per SM]]]> (tuning/policy.hpp); the grid fields do not change a shape.
-POLICY = re.compile(r"struct sm90<(\d+)> : policy<(\d+), (\d+), \d+, (\d+), \d+(?:, (\d+))?(?:, (\d+), (\d+))?(?:, \d+)?>")
+# pass-block vectors[, the direct fold's blocks per SM[, the warp tiles' pass-block bytes]]]]> (tuning/policy.hpp); the
+# grid fields do not change a shape.
+POLICY = re.compile(r"struct sm90<(\d+)> : policy<(\d+), (\d+), \d+, (\d+), \d+(?:, (\d+))?(?:, (\d+), (\d+))?(?:, \d+)?(?:, \d+)?>")
 
 
 def sm90_shapes(header=POLICY_HEADER):

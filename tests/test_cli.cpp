@@ -155,7 +155,13 @@ TEST(Tune, WrittenPolicyIsTheTablesOwn) {
   namespace tuning = reducelab::tuning;
   EXPECT_EQ(policy_text(tuning::values_of<tuning::sm90<1>>()), "policy<512, 2, 2, 512, 65536, 4>");
   EXPECT_EQ(policy_text(tuning::values_of<tuning::sm90<4>>()), "policy<512, 4, 0, 512, 65536, 4, 536870912, 8>");
-  EXPECT_EQ(policy_text(tuning::values_of<tuning::sm90<8>>()), "policy<256, 4, 0, 512, 32768, 2, 134217728, 8, 4>");
+  EXPECT_EQ(policy_text(tuning::values_of<tuning::sm90<8>>()),
+            "policy<256, 4, 0, 512, 32768, 2, 134217728, 8, 4, 536870912>");
+  // The warp tiles' own size alone writes every field before it; the same size as the direct fold's is left out.
+  EXPECT_EQ(policy_text(tuning::values_of<tuning::policy<256, 2, 0, 256, 16384, 2, 1024, 4, 0, 4096>>()),
+            "policy<256, 2, 0, 256, 16384, 2, 1024, 4, 0, 4096>");
+  EXPECT_EQ(policy_text(tuning::values_of<tuning::policy<256, 2, 0, 256, 16384, 2, 1024, 4, 0, 1024>>()),
+            "policy<256, 2, 0, 256, 16384, 2, 1024, 4>");
   // A direct-fold cap without pass blocks still writes the pass-block pair before it (the fields are positional).
   EXPECT_EQ(policy_text(tuning::values_of<tuning::policy<256, 2, 0, 256, 16384, 2, 0, 0, 3>>()),
             "policy<256, 2, 0, 256, 16384, 2, 0, 2, 3>");
@@ -169,10 +175,16 @@ TEST(Tune, PolicyJsonHasTheTablesOptionalFieldsOnlyWhereSet) {
   EXPECT_EQ(p8.at("pass_blocks_min_bytes"), std::size_t{128} << 20);
   EXPECT_EQ(p8.at("pass_blocks_vectors"), 8);
   EXPECT_EQ(p8.at("direct_fold_blocks_per_sm"), 4);
+  EXPECT_EQ(p8.at("in_order_pass_blocks_min_bytes"), std::size_t{512} << 20);
+  // 4-byte values: the warp tiles take pass blocks from the direct fold's size, so the field is left out.
+  const auto p4 = reducelab::provenance::policy_json(tuning::values_of<tuning::sm90<4>>());
+  EXPECT_EQ(p4.at("pass_blocks_min_bytes"), std::size_t{512} << 20);
+  EXPECT_FALSE(p4.contains("in_order_pass_blocks_min_bytes"));
   const auto p1 = reducelab::provenance::policy_json(tuning::values_of<tuning::sm90<1>>());
   EXPECT_EQ(p1.at("blocks_per_sm"), 2);
   EXPECT_FALSE(p1.contains("pass_blocks_min_bytes"));
   EXPECT_FALSE(p1.contains("direct_fold_blocks_per_sm"));
+  EXPECT_FALSE(p1.contains("in_order_pass_blocks_min_bytes"));
 }
 
 TEST(Options, BadTuneValuesAreNamed) {

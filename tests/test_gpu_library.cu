@@ -17,6 +17,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <utility>
 #include <vector>
 
 using reducelab::device_buffer;
@@ -342,6 +343,26 @@ TEST(LibraryReduce, LargeInputsTakeTheTablesPassBlocksExactly) {
     EXPECT_NE((rd::pass_blocks_for<policy_t, fn::plus, std::int32_t>(n, n / 4 - 1)), 0u);
   });
   for (std::size_t offset : {0, 1}) expect_all_forms_exact<std::int32_t, fn::plus>(n, offset, 47 + offset);
+}
+
+TEST(LibraryReduce, WarpTilesKeepTheResidentGridBelowTheirOwnPassBlockSize) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  namespace rd = reducelab::detail;
+  const rd::device_properties dev = rd::current_device_properties();
+  // Where the table gives a non-commutative functor's warp tiles a pass-block size of their own above the direct
+  // fold's (sm90: 512 MiB against 128 MiB for 8-byte values), 8-byte maps just past the direct fold's size take the
+  // resident grid, in order.
+  const auto sizes = rd::with_device_policy<affine_u32>(dev, [](auto policy) {
+    using policy_t = decltype(policy);
+    return std::pair<std::size_t, std::size_t>{policy_t::pass_blocks_min_bytes, policy_t::in_order_pass_blocks_min_bytes};
+  });
+  if (sizes.first == 0 || sizes.second <= sizes.first) GTEST_SKIP() << "this device's table gives warp tiles no size of their own";
+  const std::size_t n = sizes.first / sizeof(affine_u32) + 3;
+  rd::with_device_policy<affine_u32>(dev, [&](auto policy) {
+    using policy_t = decltype(policy);
+    EXPECT_EQ((rd::pass_blocks_for<policy_t, compose, affine_u32>(n, n / 256)), 0u);
+  });
+  for (std::size_t offset : {0, 1}) expect_all_forms_exact<affine_u32, compose>(n, offset, 53 + offset);
 }
 
 TEST(LibraryReduce, BuiltinIntegerPairsTakeTheHardwareWarpReductionExactly) {

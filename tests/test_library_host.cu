@@ -277,10 +277,17 @@ TEST(LibraryPlan, PassBlocksFromThePolicysSizeOnly) {
   EXPECT_EQ((rd::pass_blocks_for<p4, plus, int>(n4 - 1, (n4 - 1) / 4)), 0u) << "one value below the policy's size";
   EXPECT_EQ((rd::pass_blocks_for<p4, plus, int>(n4, n4 / 4)), n4 / 4 / (512 * 8));
   EXPECT_EQ((rd::pass_blocks_for<p4, plus, int>(n4 + 1, n4 / 4 + 1)), n4 / 4 / (512 * 8) + 1) << "a partial last pass";
-  // A non-commutative functor's warp tiles: 8 warps x 8 / 4 tiles each.
+  // A non-commutative functor's warp tiles: 8 warps x 8 / 4 tiles each, from their own size (512 MiB for 8-byte
+  // values: below it they keep the resident grid, results/NVIDIA_H200-lib/warp-tiles-resident.txt).
   EXPECT_EQ((rd::pass_block_units<p8, compose, affine_u32>()), 16u);
-  const std::size_t n8 = p8::pass_blocks_min_bytes / 8;
+  ASSERT_EQ(p8::in_order_pass_blocks_min_bytes, std::size_t{512} << 20);
+  EXPECT_EQ(p4::in_order_pass_blocks_min_bytes, p4::pass_blocks_min_bytes) << "0 in the table: the direct fold's";
+  const std::size_t below = p8::pass_blocks_min_bytes / 8;
+  EXPECT_EQ((rd::pass_blocks_for<p8, compose, affine_u32>(below, below / 256)), 0u) << "the direct fold's size only";
+  EXPECT_NE((rd::pass_blocks_for<p8, plus, double>(below, below / 2)), 0u);
+  const std::size_t n8 = p8::in_order_pass_blocks_min_bytes / 8;
   const std::size_t tiles = n8 / agent::tile_items<affine_u32, p8::vectors_per_thread>;
+  EXPECT_EQ((rd::pass_blocks_for<p8, compose, affine_u32>(n8 - 1, tiles - 1)), 0u) << "one value below its own size";
   EXPECT_EQ((rd::pass_blocks_for<p8, compose, affine_u32>(n8, tiles)), tiles / 16);
   // Not for 1-byte values under sm90, nor anywhere under the fallback.
   EXPECT_EQ((rd::pass_blocks_for<p1, logical_or, bool>(std::size_t{1} << 34, std::size_t{1} << 30)), 0u);
@@ -336,6 +343,9 @@ TEST(LibraryPolicy, TableIsSaneForEverySizeClass) {
     EXPECT_LE(v.single_block_vectors, 16);
     EXPECT_GE(v.blocks_per_sm, 0);
     EXPECT_GE(v.direct_fold_blocks_per_sm, 0);
+    // Warp tiles take pass blocks only where the direct fold does, and no sooner.
+    if (v.pass_blocks_min_bytes == 0) EXPECT_EQ(v.in_order_pass_blocks_min_bytes, 0u);
+    else EXPECT_GE(v.in_order_pass_blocks_min_bytes, v.pass_blocks_min_bytes);
     EXPECT_LE(v.single_block_max_bytes, std::size_t{1} << 22);  // one block past a few MB would starve the GPU
     EXPECT_GE(v.pass_blocks_vectors, v.pass_blocks_min_bytes == 0 ? 1 : v.vectors_per_thread);
     EXPECT_LE(v.pass_blocks_vectors, 16);

@@ -54,11 +54,14 @@ const char* to_string(work_status s) {
 }
 
 std::string policy_text(const tuning::policy_values& p) {
-  // The trailing fields are positional: the pass-block pair is written whenever a later field is.
+  // The trailing fields are positional: each is written whenever a later one is. The warp tiles' threshold is
+  // written only where it differs from the direct fold's (the policy reads 0 as "the same").
+  const bool in_order = p.in_order_pass_blocks_min_bytes != p.pass_blocks_min_bytes;
   std::string pass_blocks;
-  if (p.pass_blocks_min_bytes != 0 || p.direct_fold_blocks_per_sm != 0)
+  if (p.pass_blocks_min_bytes != 0 || p.direct_fold_blocks_per_sm != 0 || in_order)
     pass_blocks = ", " + std::to_string(p.pass_blocks_min_bytes) + ", " + std::to_string(p.pass_blocks_vectors);
-  if (p.direct_fold_blocks_per_sm != 0) pass_blocks += ", " + std::to_string(p.direct_fold_blocks_per_sm);
+  if (p.direct_fold_blocks_per_sm != 0 || in_order) pass_blocks += ", " + std::to_string(p.direct_fold_blocks_per_sm);
+  if (in_order) pass_blocks += ", " + std::to_string(p.in_order_pass_blocks_min_bytes);
   return "policy<" + std::to_string(p.block_threads) + ", " + std::to_string(p.vectors_per_thread) + ", " +
          std::to_string(p.blocks_per_sm) + ", " + std::to_string(p.single_block_threads) + ", " +
          std::to_string(p.single_block_max_bytes) + ", " + std::to_string(p.single_block_vectors) + pass_blocks + ">";
@@ -361,6 +364,7 @@ void measure_and_choose(const class_tuner& tuner, const sweep_context& ctx, std:
   p.pass_blocks_min_bytes = current.pass_blocks_min_bytes;
   p.pass_blocks_vectors = current.pass_blocks_vectors;
   p.direct_fold_blocks_per_sm = current.direct_fold_blocks_per_sm;
+  p.in_order_pass_blocks_min_bytes = current.in_order_pass_blocks_min_bytes;
   p.single_block_threads = c.single.candidates[c.one_block->candidate].policy.single_block_threads;
   p.single_block_vectors = c.single.candidates[c.one_block->candidate].policy.single_block_vectors;
   p.single_block_max_bytes = c.one_block->cross.max_bytes;
@@ -617,6 +621,9 @@ std::string sm90_header(const run_record& r, const std::vector<class_outcome>& c
     if (c.chosen->direct_fold_blocks_per_sm != 0)
       h << "//         the direct fold's grid capped at " << c.chosen->direct_fold_blocks_per_sm
         << " blocks per SM (not swept: kept from the table this run replaced; results/NVIDIA_H200-lib/grid-waves.txt)\n";
+    if (c.chosen->in_order_pass_blocks_min_bytes != c.chosen->pass_blocks_min_bytes)
+      h << "//         warp tiles' pass blocks from " << bytes_label(c.chosen->in_order_pass_blocks_min_bytes)
+        << " (not swept: kept from the table this run replaced; results/NVIDIA_H200-lib/warp-tiles-resident.txt)\n";
   }
   h << "//   2 B, 32 B: not tuned (" << untuned_classes_note << ")\n"
     << "#pragma once\n\n"

@@ -118,6 +118,12 @@ constexpr std::size_t pass_block_units() {
   }
 }
 
+/// The size from which (OpT, T) takes pass blocks under PolicyT: the direct fold's, or the warp tiles' own (0: never).
+template <class PolicyT, class OpT, class T>
+constexpr std::size_t pass_blocks_min_bytes_for() {
+  return kernels::folds_directly<OpT, T> ? PolicyT::pass_blocks_min_bytes : PolicyT::in_order_pass_blocks_min_bytes;
+}
+
 /// Blocks of a grid of a pass per block over `units` vectors (direct fold) or warp tiles (pass_block_units), or 0
 /// where that grid is not taken: not has_pass_blocks, below the policy's pass_blocks_min_bytes, fewer than two
 /// passes, or more blocks than a grid holds.
@@ -126,7 +132,7 @@ std::size_t pass_blocks_for(std::size_t n, std::size_t units) {
   if constexpr (!has_pass_blocks<OpT, T>) {
     return 0;
   } else {
-    constexpr std::size_t min_bytes = PolicyT::pass_blocks_min_bytes;
+    constexpr std::size_t min_bytes = pass_blocks_min_bytes_for<PolicyT, OpT, T>();
     if (min_bytes == 0 || n * sizeof(T) < min_bytes) return 0;
     constexpr std::size_t pass = pass_block_units<PolicyT, OpT, T>();
     const std::size_t blocks = (units + pass - 1) / pass;
@@ -244,7 +250,7 @@ void launch(const T* in, std::size_t n, T* out, void* workspace, OpT op, cudaStr
   plan.done_flag = signal.flag;
   plan.done_seq = signal.seq;
   auto* partials = static_cast<::reducelab::grid::tagged_partial<T>*>(workspace);
-  if constexpr (has_pass_blocks<OpT, T> && PolicyT::pass_blocks_min_bytes != 0) {
+  if constexpr (has_pass_blocks<OpT, T> && pass_blocks_min_bytes_for<PolicyT, OpT, T>() != 0) {
     if (plan.group_blocks != 0) {
       // The direct fold's pass blocks have a kernel of their own shape; the warp tiles keep the policy's (a pass is
       // a run of tiles, plan.tiles_per_block), and never the few-blocks kernel, whatever the grid.

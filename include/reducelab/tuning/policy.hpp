@@ -24,6 +24,10 @@
 //                         of a non-commutative functor, which fold in order, want the full grid. Not swept by
 //                         `reducelab tune` (kept from the table it replaces, like the pass-block fields): it comes from
 //                         same-run A/Bs of the library (results/NVIDIA_H200-lib/grid-waves.txt)
+//   in_order_pass_blocks_min_bytes  pass_blocks_min_bytes for a non-commutative functor's warp tiles, which fold
+//                         in order and keep up with the direct fold on the resident grid longer (0: the same as
+//                         pass_blocks_min_bytes). Not swept by `reducelab tune`; it comes from same-run A/Bs of the
+//                         library (results/NVIDIA_H200-lib/warp-tiles-resident.txt)
 // The numbers for a known architecture come from `reducelab tune` (tuning/sm90.hpp says where and when);
 // any other GPU gets tuning::fallback, which is sound everywhere and tuned nowhere.
 #pragma once
@@ -40,7 +44,8 @@ constexpr std::size_t size_class(std::size_t value_bytes) {
 /// Compile-time shape of one policy: the kernels are instantiated from these.
 template <int BlockThreads, int VectorsPerThread, int BlocksPerSm, int SingleBlockThreads,
           std::size_t SingleBlockMaxBytes, int SingleBlockVectors = VectorsPerThread,
-          std::size_t PassBlocksMinBytes = 0, int PassBlocksVectors = 0, int DirectFoldBlocksPerSm = 0>
+          std::size_t PassBlocksMinBytes = 0, int PassBlocksVectors = 0, int DirectFoldBlocksPerSm = 0,
+          std::size_t InOrderPassBlocksMinBytes = 0>
 struct policy {
   static_assert(BlockThreads % 32 == 0 && BlockThreads >= 32 && BlockThreads <= 1024, "block_threads: 32..1024, whole warps");
   static_assert(SingleBlockThreads % 32 == 0 && SingleBlockThreads >= 32 && SingleBlockThreads <= 1024,
@@ -59,6 +64,8 @@ struct policy {
   static constexpr std::size_t pass_blocks_min_bytes = PassBlocksMinBytes;
   static constexpr int pass_blocks_vectors = PassBlocksVectors == 0 ? VectorsPerThread : PassBlocksVectors;
   static constexpr int direct_fold_blocks_per_sm = DirectFoldBlocksPerSm;
+  static constexpr std::size_t in_order_pass_blocks_min_bytes =
+      InOrderPassBlocksMinBytes == 0 ? PassBlocksMinBytes : InOrderPassBlocksMinBytes;
 };
 
 /// The same numbers at run time, for printing next to a result and for `reducelab tune`.
@@ -69,13 +76,14 @@ struct policy_values {
   std::size_t pass_blocks_min_bytes = 0;
   int pass_blocks_vectors = 0;
   int direct_fold_blocks_per_sm = 0;
+  std::size_t in_order_pass_blocks_min_bytes = 0;
 };
 
 template <class PolicyT>
 constexpr policy_values values_of() {
   return {PolicyT::block_threads, PolicyT::vectors_per_thread, PolicyT::blocks_per_sm, PolicyT::single_block_threads,
           PolicyT::single_block_max_bytes, PolicyT::single_block_vectors, PolicyT::pass_blocks_min_bytes,
-          PolicyT::pass_blocks_vectors, PolicyT::direct_fold_blocks_per_sm};
+          PolicyT::pass_blocks_vectors, PolicyT::direct_fold_blocks_per_sm, PolicyT::in_order_pass_blocks_min_bytes};
 }
 
 /// Any GPU without a tuned table: 256 threads, two 16-byte loads in flight per thread, the grid the occupancy
