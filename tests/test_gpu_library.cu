@@ -17,6 +17,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -173,8 +174,7 @@ TEST(LibraryReduce, NonCommutativeLastBlockGetsTheInOrderResultForSmallAndLargeG
       if (rd::takes_single_block<policy_t, affine_u32>(n)) return 1u;
       const thrust::device_vector<affine_u32> probe(1 + offset);  // the same alignment as the test's input
       unsigned grid = 0;
-      rd::make_plan<policy_t::block_threads, policy_t::vectors_per_thread>(
-          thrust::raw_pointer_cast(probe.data()) + offset, n, rd::grid_cap<policy_t, compose, affine_u32>(dev), grid);
+      rd::multi_block_plan<policy_t, compose>(thrust::raw_pointer_cast(probe.data()) + offset, n, dev, grid);
       return grid;
     });
   };
@@ -236,12 +236,7 @@ T launch_with(const thrust::device_vector<T>& d, std::size_t offset, std::size_t
   namespace rd = reducelab::detail;
   const rd::device_properties dev = rd::current_device_properties();
   const T* in = thrust::raw_pointer_cast(d.data()) + offset;
-  const auto plan = rd::make_plan<PolicyT::block_threads, PolicyT::vectors_per_thread>(
-      in, n, rd::grid_cap<PolicyT, OpT, T>(dev), grid);
-  std::size_t units = plan.tiles;  // warp tiles, or the direct fold's vectors
-  if constexpr (reducelab::kernels::folds_directly<OpT, T>) units = (n - plan.head) / reducelab::agent::values_per_vector<T>;
-  const std::size_t blocks = rd::pass_blocks_for<PolicyT, OpT, T>(n, units);
-  if (blocks != 0) grid = static_cast<unsigned>(blocks);
+  rd::multi_block_plan<PolicyT, OpT>(in, n, dev, grid);
   const std::size_t bytes = rd::workspace_bytes_for<PolicyT, OpT, T>(n, dev);
   device_buffer ws(bytes > 0 ? bytes : 1);
   CUDA_TRY(cudaMemset(ws.data(), 0, bytes > 0 ? bytes : 1));  // for initcheck only (see expect_all_forms_exact)
@@ -363,6 +358,68 @@ TEST(LibraryReduce, WarpTilesKeepTheResidentGridBelowTheirOwnPassBlockSize) {
     EXPECT_EQ((rd::pass_blocks_for<policy_t, compose, affine_u32>(n, n / 256)), 0u);
   });
   for (std::size_t offset : {0, 1}) expect_all_forms_exact<affine_u32, compose>(n, offset, 53 + offset);
+}
+
+namespace library_test {
+
+/// The grid multi_block_plan gives n values of T at `offset` on this device (0: the one-block path), whether its last
+/// block only finishes, and the grid's cap.
+template <class T, class OpT>
+std::tuple<unsigned, bool, std::size_t> finishing_plan_of(std::size_t n, std::size_t offset) {
+  namespace rd = reducelab::detail;
+  const rd::device_properties dev = rd::current_device_properties();
+  return rd::with_device_policy<T>(dev, [&](auto policy) {
+    using policy_t = decltype(policy);
+    if (rd::takes_single_block<policy_t, T>(n)) return std::tuple<unsigned, bool, std::size_t>{0u, false, 0};
+    const thrust::device_vector<T> probe(1 + offset);  // the same alignment as expect_all_forms_exact's input
+    unsigned grid = 0;
+    const auto plan = rd::multi_block_plan<policy_t, OpT>(thrust::raw_pointer_cast(probe.data()) + offset, n, dev, grid);
+    return std::tuple<unsigned, bool, std::size_t>{grid, plan.finishing_block, rd::grid_cap<policy_t, OpT, T>(dev)};
+  });
+}
+
+/// Every multi-block size of `sizes` below the full grid gives the resident grid a finishing block
+/// (kernels/single_pass.cuh), which folds every reader's partial exactly: grids of 3 to 33 blocks
+/// (single_pass_few_blocks for a non-commutative functor) and more; the full grid keeps its last reader finishing.
+template <class T, class OpT>
+void expect_finishing_block_exact(std::vector<std::size_t> sizes, std::uint64_t seed) {
+  namespace rd = reducelab::detail;
+  const rd::device_properties dev = rd::current_device_properties();
+  // Three warp tiles for each block of the full grid: plan_grid gives exactly the cap.
+  sizes.push_back(rd::with_device_policy<T>(dev, [&](auto policy) {
+    using policy_t = decltype(policy);
+    return 3 * rd::grid_cap<policy_t, OpT, T>(dev) * reducelab::agent::tile_items<T, policy_t::vectors_per_thread>;
+  }));
+  bool saw_few = false, saw_more = false, saw_full = false;
+  for (std::size_t n : sizes) {
+    for (std::size_t offset : {0, 1}) {
+      const auto [grid, finishing, cap] = finishing_plan_of<T, OpT>(n, offset);
+      SCOPED_TRACE("n " + std::to_string(n) + ", offset " + std::to_string(offset) + ", grid " + std::to_string(grid));
+      EXPECT_LE(grid, cap);
+      if (grid == cap) {
+        saw_full = true;
+        EXPECT_FALSE(finishing) << "a finishing block on the full grid";
+      } else if (grid > 2) {
+        EXPECT_TRUE(finishing) << "a grid below the cap without a finishing block";
+        (grid <= reducelab::kernels::few_blocks_max ? saw_few : saw_more) = true;
+      }
+      expect_all_forms_exact<T, OpT>(n, offset, seed + n + offset);
+    }
+  }
+  EXPECT_TRUE(saw_few) << "no size gave 3-33 blocks on this device";
+  EXPECT_TRUE(saw_more) << "no size gave more than 33 blocks on this device";
+  EXPECT_TRUE(saw_full) << "no size gave the full grid on this device";
+}
+
+}  // namespace library_test
+
+TEST(LibraryReduce, FinishingBlockFoldsEveryReadersPartialExactly) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  const std::vector<std::size_t> sizes = {9'001, 70'001, (std::size_t{1} << 18) + 3, (std::size_t{1} << 23) + 5};
+  // The direct fold (uint64 sums wrap: a lost or doubled partial shows), warp tiles in order, commutative warp tiles.
+  expect_finishing_block_exact<std::uint64_t, add>(sizes, 61);
+  expect_finishing_block_exact<affine_u32, compose>(sizes, 67);
+  expect_finishing_block_exact<six_u32, add6>(sizes, 71);
 }
 
 TEST(LibraryReduce, BuiltinIntegerPairsTakeTheHardwareWarpReductionExactly) {

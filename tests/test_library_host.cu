@@ -322,6 +322,41 @@ TEST(LibraryPlan, DirectFoldTakesItsOwnGridCap) {
   EXPECT_EQ(plan.tiles_per_block, 32u);
 }
 
+// A multi-block grid below its cap gets one more block, which reads nothing and only finishes
+// (kernels/single_pass.cuh); the readers' plan is make_plan's. A full grid, a scalar plan and pass blocks get none.
+TEST(LibraryPlan, GridsBelowTheCapGetAFinishingBlock) {
+  using reducelab::functors::plus;
+  using both = tuning::policy<256, 4, 8, 512, 32768, 2, 0, 0, 4>;  // the direct fold of doubles: 4 x 132 = 528 blocks
+  using passes = tuning::policy<256, 4, 8, 512, 32768, 2, 1, 8>;   // a block per pass from the first multi-block size
+  rd::device_properties dev;
+  dev.sm_count = 132;
+  const auto plan_of = [&](auto policy, std::uintptr_t at, std::size_t n, unsigned& grid) {
+    return rd::multi_block_plan<decltype(policy), plus>(at_byte<double>(at), n, dev, grid);
+  };
+  unsigned grid = 0, readers = 0;
+  for (std::size_t n : {std::size_t{4200}, std::size_t{5000}, std::size_t{70001}, std::size_t{1} << 22}) {
+    const auto plan = plan_of(both{}, 0x100000, n, grid);
+    const auto alone = rd::make_plan<256, 4>(at_byte<double>(0x100000), n, 528, readers);
+    EXPECT_TRUE(plan.finishing_block) << n;
+    EXPECT_EQ(grid, readers + 1) << n;
+    EXPECT_EQ(plan.tiles_per_block, alone.tiles_per_block) << n;
+  }
+  EXPECT_EQ(grid, 513u);  // 2^22: 512 readers of 32 tiles, and the finishing block
+  plan_of(both{}, 0x100000, 4200, grid);
+  EXPECT_EQ(grid, 3u);  // 16 tiles: two readers
+  // 3 x 528 tiles of 256 doubles: the full grid, whose last reader finishes.
+  EXPECT_FALSE(plan_of(both{}, 0x100000, 3 * 528 * 256, grid).finishing_block);
+  EXPECT_EQ(grid, 528u);
+  // 8-byte values from an address 4 mod 16 never start on a 16-byte boundary: a scalar plan.
+  const auto scalar = plan_of(both{}, 0x100004, std::size_t{1} << 20, grid);
+  EXPECT_TRUE(scalar.scalar);
+  EXPECT_FALSE(scalar.finishing_block);
+  const auto pass = plan_of(passes{}, 0x100000, std::size_t{1} << 20, grid);
+  EXPECT_EQ(pass.group_blocks, 256u);
+  EXPECT_FALSE(pass.finishing_block);
+  EXPECT_EQ(grid, (std::size_t{1} << 20) / 2 / (256 * 8));
+}
+
 TEST(LibraryPlan, EpochsNeverRepeat) {
   std::set<unsigned long long> seen;
   for (int i = 0; i < 1000; ++i) EXPECT_TRUE(seen.insert(rd::next_epoch()).second);

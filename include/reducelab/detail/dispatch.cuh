@@ -203,6 +203,35 @@ kernels::single_pass_plan make_plan(const T* in, std::size_t n, std::size_t cap,
   return p;
 }
 
+/// The plan and grid of a multi-block launch of n values under PolicyT: make_plan under the grid cap; a block per
+/// pass where the policy takes them (plan.group_blocks); otherwise, with two or more reading blocks and room below the
+/// cap, one more block that only finishes (plan.finishing_block; kernels/single_pass.cuh says why). A full grid keeps
+/// its last reader finishing: planned for one block fewer, plan_grid's equal runs of tiles could cost far more than
+/// one block (2112 tiles over 527 blocks are 423 blocks of 5), and a finisher past the cap would start only as the
+/// first reader leaves.
+template <class PolicyT, class OpT, class T>
+kernels::single_pass_plan multi_block_plan(const T* in, std::size_t n, const device_properties& dev, unsigned& grid) {
+  constexpr int threads = PolicyT::block_threads;
+  const std::size_t cap = grid_cap<PolicyT, OpT, T>(dev);
+  kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, cap, grid);
+  if (plan.scalar) return plan;
+  if constexpr (has_pass_blocks<OpT, T>) {
+    std::size_t units = plan.tiles;
+    if constexpr (kernels::folds_directly<OpT, T>) units = (n - plan.head) / agent::values_per_vector<T>;
+    const std::size_t blocks = pass_blocks_for<PolicyT, OpT, T>(n, units);
+    if (blocks != 0) {
+      grid = static_cast<unsigned>(blocks);
+      plan.group_blocks = static_cast<unsigned>(threads);
+      if constexpr (!kernels::folds_directly<OpT, T>) plan.tiles_per_block = pass_block_units<PolicyT, OpT, T>();
+      return plan;
+    }
+  }
+  if (grid < 2 || grid >= cap) return plan;
+  plan.finishing_block = true;
+  ++grid;
+  return plan;
+}
+
 /// A host-result launch's flag: the kernel stores `seq` into `flag` (pinned host memory) once *out is written
 /// (kernels/single_pass.cuh, write_result). A null flag: none, the device-result calls.
 struct result_signal {
@@ -233,20 +262,7 @@ void launch(const T* in, std::size_t n, T* out, void* workspace, OpT op, cudaStr
     return;
   }
   constexpr int threads = PolicyT::block_threads;
-  const std::size_t cap = grid_cap<PolicyT, OpT, T>(dev);
-  kernels::single_pass_plan plan = make_plan<threads, PolicyT::vectors_per_thread>(in, n, cap, grid);
-  if constexpr (has_pass_blocks<OpT, T>) {
-    if (!plan.scalar) {
-      std::size_t units = plan.tiles;
-      if constexpr (kernels::folds_directly<OpT, T>) units = (n - plan.head) / agent::values_per_vector<T>;
-      const std::size_t blocks = pass_blocks_for<PolicyT, OpT, T>(n, units);
-      if (blocks != 0) {
-        grid = static_cast<unsigned>(blocks);
-        plan.group_blocks = static_cast<unsigned>(threads);
-        if constexpr (!kernels::folds_directly<OpT, T>) plan.tiles_per_block = pass_block_units<PolicyT, OpT, T>();
-      }
-    }
-  }
+  kernels::single_pass_plan plan = multi_block_plan<PolicyT, OpT, T>(in, n, dev, grid);
   plan.done_flag = signal.flag;
   plan.done_seq = signal.seq;
   auto* partials = static_cast<::reducelab::grid::tagged_partial<T>*>(workspace);

@@ -43,6 +43,13 @@
 // folds the group's partials, one a thread, as they are published, and publishes the group's; the grid's last block
 // then folds the groups'. The result is still the same bits every run (every fold's order is fixed by indices).
 //
+// A resident grid of two or more reading blocks has one more block that reads nothing (plan.finishing_block): it
+// polls for the readers' partials from its start and folds each as it lands, where a last block that also read its
+// own share began to poll only once its loads were back and then waited a round trip to L2 for partials published
+// meanwhile. The last reader takes the tail. Same run on the H200 (scripts/harness/finish_parts.cu, stop 57): the
+// last block reading nothing took 0.35-0.7 µs off 4-byte sums at 2^15-2^22 and 0.4-1.3 µs off 8-byte ones at
+// 2^14-2^22, out of a finish (the publication, the wait and the fold) of 1.0-2.0 µs.
+//
 // With one block (gridDim.x == 1) there is nothing to publish and no workspace. The one-block path launches
 // kernels/one_block.cuh instead, except for scalar plans, which come here with one block.
 // When the body cannot be read in vectors (a value type too large, or a pointer whose values never meet a
@@ -70,6 +77,7 @@ struct single_pass_plan {
   std::size_t items_per_block = 0;  // scalar plans only: each block's run of values
   bool scalar = false;              // no body: every block reads its values one by one
   unsigned group_blocks = 0;        // > 0: a pass per block, finished in groups of this many blocks (direct fold)
+  bool finishing_block = false;     // the last block reads nothing: it only folds the others' partials (see above)
   // Host-result calls only: after *out, the kernel stores done_seq here (pinned host memory), so the host can
   // stop waiting as soon as the value has landed (detail/resources.hpp, wait_for_result). Null otherwise.
   unsigned* done_flag = nullptr;
@@ -282,23 +290,27 @@ __device__ __forceinline__ void reduce_and_finish(const T* __restrict__ in, cons
 
   const unsigned block = blockIdx.x;
   const bool last = block == gridDim.x - 1;
+  // The blocks that read the input: all, or all but a finishing block; the last of them takes the tail.
+  const unsigned readers = plan.finishing_block ? gridDim.x - 1 : gridDim.x;
+  const bool reads = block < readers;
+  const bool last_reader = block == readers - 1;
   // This block's partial, valid in thread 0.
   T partial = identity_of<OpT, T>();
   if constexpr (folds_directly<OpT, T>) {
-    if (!plan.scalar)  // passes dealt round robin over the blocks
+    if (!plan.scalar && reads)  // passes dealt round robin over the readers
       partial = block_vectors_partial<BlockThreads, VectorsPerThread>(
-          in, plan, block, gridDim.x, block == 0, last, op,
+          in, plan, block, readers, block == 0, last_reader, op,
           *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw));
   } else if constexpr (agent::vectorizable<T>) {
-    if (!plan.scalar) {
+    if (!plan.scalar && reads) {
       constexpr int warps = storage_t::warps;
       const int warp_id = threadIdx.x / 32;
       // This warp's tiles: first, first + stride, ... below last.
       std::size_t w_first, w_last, w_stride;
-      if (is_commutative_v<OpT> && gridDim.x > 1) {  // dealt round robin over the grid's warps
+      if (is_commutative_v<OpT> && readers > 1) {  // dealt round robin over the readers' warps
         w_first = static_cast<std::size_t>(block) * warps + warp_id;
         w_last = plan.tiles;
-        w_stride = static_cast<std::size_t>(gridDim.x) * warps;
+        w_stride = static_cast<std::size_t>(readers) * warps;
       } else {  // a contiguous run: the block's run split over its warps
         const std::size_t first = static_cast<std::size_t>(block) * plan.tiles_per_block;
         const std::size_t begin = first < plan.tiles ? first : plan.tiles;
@@ -309,7 +321,7 @@ __device__ __forceinline__ void reduce_and_finish(const T* __restrict__ in, cons
         w_stride = 1;
       }
       partial = block_tiles_partial<BlockThreads, VectorsPerThread>(in, plan, w_first, w_last, w_stride, block == 0,
-                                                                    last, op, raw);
+                                                                    last_reader, op, raw);
     }
   }
   if (plan.scalar) {
@@ -333,7 +345,8 @@ __device__ __forceinline__ void reduce_and_finish(const T* __restrict__ in, cons
   }
 
   // The last block: thread t folds the partials of blocks [t*k, t*k + k) (k = ceil((G-1)/threads)) in order as
-  // they are published, the block combines the threads in thread order, and its own partial comes last.
+  // they are published, the block combines the threads in thread order, and its own partial comes last (a
+  // finishing block's is the identity).
   const unsigned others = gridDim.x - 1;
   if constexpr (folds_directly<OpT, T> || FewBlocks) {
     // At most 32 other blocks: warp 0 alone, one partial a lane, then its lanes combined, rather than a barrier and
