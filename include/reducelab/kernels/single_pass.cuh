@@ -290,28 +290,31 @@ __device__ __forceinline__ void reduce_and_finish(const T* __restrict__ in, cons
 
   const unsigned block = blockIdx.x;
   const bool last = block == gridDim.x - 1;
-  // The blocks that read the input: all, or all but a finishing block; the last of them takes the tail.
-  const unsigned readers = plan.finishing_block ? gridDim.x - 1 : gridDim.x;
-  const bool reads = block < readers;
+  // The blocks that read the input: all, or all but a finishing block; the last of them takes the tail. A finishing
+  // block runs the same code over an empty share (its first pass or tile past the end) rather than a branch around
+  // it: behind `if (reads)` ptxas scheduled affine_compose's tile loop with 3 loads in flight instead of 4, and it ran
+  // 4-10 % slower (scripts/check_sass_loads.py; stop 57).
+  const unsigned readers = !PassBlocks && plan.finishing_block ? gridDim.x - 1 : gridDim.x;
+  const bool reads = PassBlocks || block < readers;
   const bool last_reader = block == readers - 1;
   // This block's partial, valid in thread 0.
   T partial = identity_of<OpT, T>();
   if constexpr (folds_directly<OpT, T>) {
-    if (!plan.scalar && reads)  // passes dealt round robin over the readers
+    if (!plan.scalar)  // passes dealt round robin over the readers; plan.n passes is past the end of any input
       partial = block_vectors_partial<BlockThreads, VectorsPerThread>(
-          in, plan, block, readers, block == 0, last_reader, op,
+          in, plan, reads ? block : plan.n, readers, block == 0, last_reader, op,
           *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw));
   } else if constexpr (agent::vectorizable<T>) {
-    if (!plan.scalar && reads) {
+    if (!plan.scalar) {
       constexpr int warps = storage_t::warps;
       const int warp_id = threadIdx.x / 32;
       // This warp's tiles: first, first + stride, ... below last.
       std::size_t w_first, w_last, w_stride;
       if (is_commutative_v<OpT> && readers > 1) {  // dealt round robin over the readers' warps
-        w_first = static_cast<std::size_t>(block) * warps + warp_id;
+        w_first = reads ? static_cast<std::size_t>(block) * warps + warp_id : plan.tiles;
         w_last = plan.tiles;
         w_stride = static_cast<std::size_t>(readers) * warps;
-      } else {  // a contiguous run: the block's run split over its warps
+      } else {  // a contiguous run: the block's run split over its warps (a finishing block's is empty)
         const std::size_t first = static_cast<std::size_t>(block) * plan.tiles_per_block;
         const std::size_t begin = first < plan.tiles ? first : plan.tiles;
         const std::size_t end = plan.tiles - begin > plan.tiles_per_block ? begin + plan.tiles_per_block : plan.tiles;
