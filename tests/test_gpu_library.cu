@@ -385,10 +385,11 @@ template <class T, class OpT>
 void expect_finishing_block_exact(std::vector<std::size_t> sizes, std::uint64_t seed) {
   namespace rd = reducelab::detail;
   const rd::device_properties dev = rd::current_device_properties();
-  // Three warp tiles for each block of the full grid: plan_grid gives exactly the cap.
+  // Three warp tiles for each warp of the full grid: plan_grid gives exactly the cap.
   sizes.push_back(rd::with_device_policy<T>(dev, [&](auto policy) {
     using policy_t = decltype(policy);
-    return 3 * rd::grid_cap<policy_t, OpT, T>(dev) * reducelab::agent::tile_items<T, policy_t::vectors_per_thread>;
+    return 3 * rd::grid_cap<policy_t, OpT, T>(dev) * (policy_t::block_threads / 32) *
+           reducelab::agent::tile_items<T, policy_t::vectors_per_thread>;
   }));
   bool saw_few = false, saw_more = false, saw_full = false;
   for (std::size_t n : sizes) {

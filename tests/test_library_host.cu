@@ -344,8 +344,8 @@ TEST(LibraryPlan, GridsBelowTheCapGetAFinishingBlock) {
   EXPECT_EQ(grid, 513u);  // 2^22: 512 readers of 32 tiles, and the finishing block
   plan_of(both{}, 0x100000, 4200, grid);
   EXPECT_EQ(grid, 3u);  // 16 tiles: two readers
-  // 3 x 528 tiles of 256 doubles: the full grid, whose last reader finishes.
-  EXPECT_FALSE(plan_of(both{}, 0x100000, 3 * 528 * 256, grid).finishing_block);
+  // Three tiles of 256 doubles for each of the 8 warps of 528 blocks: the full grid, whose last reader finishes.
+  EXPECT_FALSE(plan_of(both{}, 0x100000, 3 * 528 * 8 * 256, grid).finishing_block);
   EXPECT_EQ(grid, 528u);
   // 8-byte values from an address 4 mod 16 never start on a 16-byte boundary: a scalar plan.
   const auto scalar = plan_of(both{}, 0x100004, std::size_t{1} << 20, grid);
