@@ -48,7 +48,11 @@
 // own share began to poll only once its loads were back and then waited a round trip to L2 for partials published
 // meanwhile. The last reader takes the tail. Same run on the H200 (scripts/harness/finish_parts.cu, stop 57): the
 // last block reading nothing took 0.35-0.7 µs off 4-byte sums at 2^15-2^22 and 0.4-1.3 µs off 8-byte ones at
-// 2^14-2^22, out of a finish (the publication, the wait and the fold) of 1.0-2.0 µs.
+// 2^14-2^22, out of a finish (the publication, the wait and the fold) of 1.0-2.1 µs. reducelab::reduce with it against
+// without, same run, three rounds (results/NVIDIA_H200-lib/finish-parts.txt, call 5), at 2^14-2^22: the direct fold
+// of 8-byte values 0.99-1.13x (most rows 1.02-1.09x), of 16-byte ones 0.99-1.06x, of 4- and 1-byte ones 0.97-1.07x
+// (most 1.00-1.05x); affine_compose's warp tiles 1.02-1.07x at 2^14-2^20; at 2^24-2^26, where a grid streams for tens
+// of µs, 0.98-1.02x. A full grid (readers that fill the cap) has none (detail::multi_block_plan says why).
 //
 // With one block (gridDim.x == 1) there is nothing to publish and no workspace. The one-block path launches
 // kernels/one_block.cuh instead, except for scalar plans, which come here with one block.
