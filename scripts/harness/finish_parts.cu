@@ -21,17 +21,16 @@
 //   run:            ./finish_parts [REPEATS=2] [ROUNDS=30]
 #include "comparisons/timing/engine.hpp"
 #include "scripts/harness/engine_rows.hpp"
+#include "scripts/harness/sum_inputs.hpp"
 #include "functors/plus.cuh"
 #include "reducelab/detail/dispatch.cuh"
 #include "reducelab/reduce.cuh"
 
 #include <cub/device/device_reduce.cuh>
 
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -81,32 +80,6 @@ __global__ void __launch_bounds__(BlockThreads)
 __global__ void empty_kernel() {}
 
 template <class T>
-std::vector<T> values_for(std::size_t n) {
-  std::vector<T> v(n);
-  std::mt19937_64 rng(n);
-  if constexpr (std::is_same_v<T, std::int32_t>) {
-    for (auto& x : v) x = static_cast<std::int32_t>(rng());
-  } else {
-    std::uniform_real_distribution<double> d(-1.0, 1.0);
-    for (auto& x : v) x = d(rng);
-  }
-  return v;
-}
-
-template <class T>
-bool agrees(T got, const std::vector<T>& host) {
-  if constexpr (std::is_same_v<T, std::int32_t>) {
-    std::uint32_t sum = 0;
-    for (T x : host) sum += static_cast<std::uint32_t>(x);
-    return static_cast<std::uint32_t>(got) == sum;
-  } else {
-    long double sum = 0;
-    for (T x : host) sum += x;
-    return std::fabs(static_cast<long double>(got) - sum) <= 1e-9L * (std::fabs(sum) + 1);
-  }
-}
-
-template <class T>
 void run(const char* name, const std::vector<int>& log_sizes, int rounds, harness_rows::timed_stream& timed) {
   using OpT = functors::plus;
   using P = tuning::sm90<tuning::size_class(sizeof(T))>;
@@ -115,7 +88,7 @@ void run(const char* name, const std::vector<int>& log_sizes, int rounds, harnes
   const auto dev = detail::current_device_properties();
   for (int lg : log_sizes) {
     const std::size_t n = std::size_t{1} << lg;
-    const std::vector<T> host = values_for<T>(n);
+    const std::vector<T> host = harness_sums::values_for<T>(n);
     T* in = nullptr;
     T* out = nullptr;
     void* ws = nullptr;
@@ -160,7 +133,7 @@ void run(const char* name, const std::vector<int>& log_sizes, int rounds, harnes
     }
     T r[2];
     cudaMemcpy(r, out, sizeof r, cudaMemcpyDeviceToHost);
-    const bool ok = agrees(r[0], host) && agrees(r[1], host);
+    const bool ok = harness_sums::agrees(r[0], host) && harness_sums::agrees(r[1], host);
     harness_rows::measure_and_print(
         timed.engine, w, rounds,
         std::string(name) + " n=2^" + std::to_string(lg) + " grid=" + std::to_string(grid) + (ok ? " ok" : " WRONG"));

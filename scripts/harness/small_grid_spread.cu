@@ -11,17 +11,16 @@
 //   run:            ./small_grid_spread [REPEATS=2] [ROUNDS=30]
 #include "comparisons/timing/engine.hpp"
 #include "scripts/harness/engine_rows.hpp"
+#include "scripts/harness/sum_inputs.hpp"
 #include "functors/plus.cuh"
 #include "reducelab/detail/dispatch.cuh"
 #include "reducelab/reduce.cuh"
 
 #include <cub/device/device_reduce.cuh>
 
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -37,19 +36,6 @@ struct shaped : tuning::policy<Threads, Vectors, tuning::sm90<SizeClass>::blocks
                                tuning::sm90<SizeClass>::single_block_vectors, 0, 0,
                                tuning::sm90<SizeClass>::direct_fold_blocks_per_sm> {};
 
-template <class T>
-bool agrees(T got, const std::vector<T>& host) {
-  if constexpr (std::is_same_v<T, std::int32_t>) {
-    std::uint32_t sum = 0;
-    for (T x : host) sum += static_cast<std::uint32_t>(x);
-    return static_cast<std::uint32_t>(got) == sum;
-  } else {
-    long double sum = 0;
-    for (T x : host) sum += x;
-    return std::fabs(static_cast<long double>(got) - sum) <= 1e-9L * (std::fabs(sum) + 1);
-  }
-}
-
 template <class T, class... Policies>
 void run(const char* name, const std::vector<int>& log_sizes, int rounds, harness_rows::timed_stream& timed,
          const std::vector<std::string>& labels) {
@@ -57,12 +43,7 @@ void run(const char* name, const std::vector<int>& log_sizes, int rounds, harnes
   const auto dev = detail::current_device_properties();
   for (int lg : log_sizes) {
     const std::size_t n = std::size_t{1} << lg;
-    std::vector<T> host(n);
-    std::mt19937_64 rng(n);
-    for (auto& x : host) {
-      if constexpr (std::is_same_v<T, std::int32_t>) x = static_cast<std::int32_t>(rng());
-      else x = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
-    }
+    const std::vector<T> host = harness_sums::values_for<T>(n);
     T* in = nullptr;
     T* out = nullptr;
     cudaMalloc(&in, n * sizeof(T));
@@ -102,7 +83,7 @@ void run(const char* name, const std::vector<int>& log_sizes, int rounds, harnes
     std::vector<T> r(rows + 1);
     cudaMemcpy(r.data(), out, (rows + 1) * sizeof(T), cudaMemcpyDeviceToHost);
     bool ok = true;
-    for (T x : r) ok = ok && agrees(x, host);
+    for (T x : r) ok = ok && harness_sums::agrees(x, host);
     harness_rows::measure_and_print(timed.engine, w, rounds,
                                     std::string(name) + " n=2^" + std::to_string(lg) + grids + (ok ? " ok" : " WRONG"));
     cudaFree(in);
