@@ -304,7 +304,9 @@ __device__ __forceinline__ void reduce_and_finish(const T* __restrict__ in, cons
   // This block's partial, valid in thread 0.
   T partial = identity_of<OpT, T>();
   if constexpr (folds_directly<OpT, T>) {
-    if (!plan.scalar)  // passes dealt round robin over the readers; plan.n passes is past the end of any input
+    // Passes dealt round robin over the readers. A finishing block starts at pass plan.n, past the end of any input
+    // (plan.n times a pass's vectors cannot wrap: the input fits in a device's memory).
+    if (!plan.scalar)
       partial = block_vectors_partial<BlockThreads, VectorsPerThread>(
           in, plan, reads ? block : plan.n, readers, block == 0, last_reader, op,
           *reinterpret_cast<block::commutative_storage<T, BlockThreads, OpT>*>(raw));
