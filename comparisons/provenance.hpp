@@ -26,8 +26,8 @@ nlohmann::json build_json();
 /// reads them.
 nlohmann::json device_json(const device_info& dev, const timing::clock_guard& clocks);
 
-/// A tuning policy's fields in tuning/policy.hpp's order; the optional ones (pass blocks, the direct fold's grid cap)
-/// only where the policy sets them. A compare row's `policy` and tune's chosen policy alike.
+/// A tuning policy's fields in tuning/policy.hpp's order; the optional ones (pass blocks, the direct fold's grid cap,
+/// the warp tiles' own pass-block size) only where the policy sets them. A compare row's `policy` and tune's chosen policy alike.
 nlohmann::ordered_json policy_json(const tuning::policy_values& p);
 
 }  // namespace reducelab::provenance

@@ -160,29 +160,37 @@ TEST(LibraryReduce, NonCommutativeFourByteValuesGetTheInOrderResultWithHeadsAndT
       expect_all_forms_exact<exact_test::affine_u16, compose>(n, offset, 23 * n + offset);
 }
 
+namespace library_test {
+
+/// The grid detail::multi_block_plan gives n values of T at `offset` on this device (0: the one-block path), whether
+/// its last block only finishes, and the grid's cap: what the library launches for the tests' inputs.
+template <class T, class OpT>
+std::tuple<unsigned, bool, std::size_t> multi_block_plan_of(std::size_t n, std::size_t offset) {
+  namespace rd = reducelab::detail;
+  const rd::device_properties dev = rd::current_device_properties();
+  return rd::with_device_policy<T>(dev, [&](auto policy) {
+    using policy_t = decltype(policy);
+    if (rd::takes_single_block<policy_t, T>(n)) return std::tuple<unsigned, bool, std::size_t>{0u, false, 0};
+    const thrust::device_vector<T> probe(1 + offset);  // the same alignment as expect_all_forms_exact's input
+    unsigned grid = 0;
+    const auto plan = rd::multi_block_plan<policy_t, OpT>(thrust::raw_pointer_cast(probe.data()) + offset, n, dev, grid);
+    return std::tuple<unsigned, bool, std::size_t>{grid, plan.finishing_block, rd::grid_cap<policy_t, OpT, T>(dev)};
+  });
+}
+
+}  // namespace library_test
+
 // The last block folds the other blocks' partials in block order for a non-commutative functor, however many there
 // are: grids from 3 to over 100 blocks (each asserted from this device's plan: more than one block, and both sides of
 // 33, where single_pass_few_blocks, whose first warp folds them one a lane, gives way to single_pass), with and
 // without a head value.
 TEST(LibraryReduce, NonCommutativeLastBlockGetsTheInOrderResultForSmallAndLargeGrids) {
   REDUCELAB_SKIP_WITHOUT_GPU();
-  namespace rd = reducelab::detail;
-  const rd::device_properties dev = rd::current_device_properties();
-  const auto grid_for = [&](std::size_t n, std::size_t offset) {
-    return rd::with_device_policy<affine_u32>(dev, [&](auto policy) {
-      using policy_t = decltype(policy);
-      if (rd::takes_single_block<policy_t, affine_u32>(n)) return 1u;
-      const thrust::device_vector<affine_u32> probe(1 + offset);  // the same alignment as the test's input
-      unsigned grid = 0;
-      rd::multi_block_plan<policy_t, compose>(thrust::raw_pointer_cast(probe.data()) + offset, n, dev, grid);
-      return grid;
-    });
-  };
   bool saw_small = false, saw_large = false;
   for (std::size_t n : {std::size_t{5'003}, std::size_t{16'411}, std::size_t{40'000}, std::size_t{65'536},
                         std::size_t{70'001}, (std::size_t{1} << 18) + 3}) {
     for (std::size_t offset : {0, 1}) {
-      const unsigned grid = grid_for(n, offset);
+      const unsigned grid = std::get<0>(multi_block_plan_of<affine_u32, compose>(n, offset));  // 0: one block
       if (grid > 1) (grid - 1 <= 32 ? saw_small : saw_large) = true;
       SCOPED_TRACE("grid of " + std::to_string(grid));
       expect_all_forms_exact<affine_u32, compose>(n, offset, 41 * n + offset);
@@ -362,22 +370,6 @@ TEST(LibraryReduce, WarpTilesKeepTheResidentGridBelowTheirOwnPassBlockSize) {
 
 namespace library_test {
 
-/// The grid multi_block_plan gives n values of T at `offset` on this device (0: the one-block path), whether its last
-/// block only finishes, and the grid's cap.
-template <class T, class OpT>
-std::tuple<unsigned, bool, std::size_t> finishing_plan_of(std::size_t n, std::size_t offset) {
-  namespace rd = reducelab::detail;
-  const rd::device_properties dev = rd::current_device_properties();
-  return rd::with_device_policy<T>(dev, [&](auto policy) {
-    using policy_t = decltype(policy);
-    if (rd::takes_single_block<policy_t, T>(n)) return std::tuple<unsigned, bool, std::size_t>{0u, false, 0};
-    const thrust::device_vector<T> probe(1 + offset);  // the same alignment as expect_all_forms_exact's input
-    unsigned grid = 0;
-    const auto plan = rd::multi_block_plan<policy_t, OpT>(thrust::raw_pointer_cast(probe.data()) + offset, n, dev, grid);
-    return std::tuple<unsigned, bool, std::size_t>{grid, plan.finishing_block, rd::grid_cap<policy_t, OpT, T>(dev)};
-  });
-}
-
 /// Every multi-block size of `sizes` whose readers leave room below the cap gives the grid a finishing block
 /// (kernels/single_pass.cuh), which folds every reader's partial exactly: grids of 3 to 33 blocks
 /// (single_pass_few_blocks for a non-commutative functor) and more; readers that fill the cap keep their last one
@@ -395,7 +387,7 @@ void expect_finishing_block_exact(std::vector<std::size_t> sizes, std::uint64_t 
   bool saw_few = false, saw_more = false, saw_full = false;
   for (std::size_t n : sizes) {
     for (std::size_t offset : {0, 1}) {
-      const auto [grid, finishing, cap] = finishing_plan_of<T, OpT>(n, offset);
+      const auto [grid, finishing, cap] = multi_block_plan_of<T, OpT>(n, offset);
       SCOPED_TRACE("n " + std::to_string(n) + ", offset " + std::to_string(offset) + ", grid " + std::to_string(grid));
       EXPECT_LE(grid, cap) << "a finishing block past the cap";
       if (grid > 2 && finishing) {

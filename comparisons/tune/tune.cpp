@@ -623,7 +623,7 @@ std::string sm90_header(const run_record& r, const std::vector<class_outcome>& c
         << " blocks per SM (not swept: kept from the table this run replaced; results/NVIDIA_H200-lib/grid-waves.txt)\n";
     if (c.chosen->in_order_pass_blocks_min_bytes != c.chosen->pass_blocks_min_bytes)
       h << "//         warp tiles' pass blocks from " << bytes_label(c.chosen->in_order_pass_blocks_min_bytes)
-        << " (not swept: kept from the table this run replaced; results/NVIDIA_H200-lib/warp-tiles-resident.txt)\n";
+        << " (not swept: kept from the table this run replaced; results/NVIDIA_H200-lib/in-order-pass-blocks.txt)\n";
   }
   h << "//   2 B, 32 B: not tuned (" << untuned_classes_note << ")\n"
     << "#pragma once\n\n"

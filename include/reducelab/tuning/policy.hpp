@@ -27,7 +27,7 @@
 //   in_order_pass_blocks_min_bytes  pass_blocks_min_bytes for a non-commutative functor's warp tiles, which fold
 //                         in order and keep up with the direct fold on the resident grid longer (0: the same as
 //                         pass_blocks_min_bytes). Not swept by `reducelab tune`; it comes from same-run A/Bs of the
-//                         library (results/NVIDIA_H200-lib/warp-tiles-resident.txt)
+//                         library (results/NVIDIA_H200-lib/warp-tiles-resident.txt, in-order-pass-blocks.txt)
 // The numbers for a known architecture come from `reducelab tune` (tuning/sm90.hpp says where and when);
 // any other GPU gets tuning::fallback, which is sound everywhere and tuned nowhere.
 #pragma once

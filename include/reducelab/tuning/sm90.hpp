@@ -23,7 +23,7 @@
 //         one block of 512 threads x 2 loads up to 32 KiB (the crossover)
 //         a block per pass of 256 threads x 8 loads from 128 MiB (not swept: kept from the table this run replaced; scripts/harness/pass_blocks.cu)
 //         the direct fold's grid capped at 4 blocks per SM (not swept: kept from the table this run replaced; results/NVIDIA_H200-lib/grid-waves.txt)
-//         warp tiles' pass blocks from 512 MiB (not swept: kept from the table this run replaced; results/NVIDIA_H200-lib/warp-tiles-resident.txt)
+//         warp tiles' pass blocks from 512 MiB (not swept: kept from the table this run replaced; results/NVIDIA_H200-lib/in-order-pass-blocks.txt)
 //   16 B  argmax/double_idx64, affine_compose/affine64: policy<512, 4, 2, 512, 65536, 2>
 //         multi-block 512x4 2/SM: geomean 1.014, worst 1.073 (runner-up 512x4 occupancy: 1.019)
 //         CUB's median / its median 1.05 (geomean)
