@@ -69,40 +69,43 @@ __device__ __forceinline__ T reduce_listed_piece(const T* __restrict__ in, long 
   }
 }
 
-/// Reduce the `count` listed segments (`listed`: their indices, in no order) over the whole grid: each block an equal
-/// share of their elements end to end, rounded up to listed_share_granule, so that the blocks past the total are the
-/// last ones (no block looks back at them). Writes out[segment] for every listed segment. Every thread of the block
-/// calls it.
+/// Reduce the `count` listed segments over the whole grid: each block an equal share of their elements end to end,
+/// rounded up to listed_share_granule, so that the blocks past the total are the last ones (no block looks back at
+/// them). Lane i of the first warp holds the i-th listed index in `listed_word` (the indices in no order; the short
+/// pass's list, kernels/short_segments.cuh read_listed_word). Writes out[segment] for every listed segment. Every thread
+/// of the block calls it.
 template <class PolicyT, int Capacity, class T, class OffsetT, class OpT, class RangeStorageT>
 __device__ __forceinline__ void reduce_listed_segments(const T* __restrict__ in, const OffsetT* offsets,
-                                                       const unsigned long long* listed, int count, T* out,
+                                                       unsigned long long listed_word, int count, T* out,
                                                        const grid::carry_slots<T>& carries, OpT op,
                                                        RangeStorageT& range, listed_storage<Capacity>& s) {
   static_assert(Capacity <= 32, "the listed segments are sorted and scanned by one warp");
   const int tid = static_cast<int>(threadIdx.x);
   if (tid < 32) {
-    // Lane i holds the i-th listed index; its rank among the others is its place in segment order (the indices are
-    // distinct: the short pass hands each segment back once).
     const bool mine = tid < count;
-    // (volatile: the short pass wrote them in the launch this one may have overlapped; read after waiting for it)
-    const volatile unsigned long long* words = listed;
-    const long long segment = mine ? static_cast<long long>(words[tid]) : -1;
+    const long long segment = mine ? static_cast<long long>(listed_word) : -1;
+    // Both offsets of the lane's segment in one round trip, issued before the rank's shuffles (they had been read one
+    // after the other, in segment order, once the ranks were known: two more round trips before the first value).
+    long long base = 0, end = 0;
+    if (mine) {
+      base = static_cast<long long>(offsets[segment]);
+      end = static_cast<long long>(offsets[segment + 1]);
+    }
+    // Its rank among the others is its place in segment order (the indices are distinct: the short pass hands each
+    // segment back once).
     int rank = 0;
     for (int j = 0; j < count; ++j) {
       const long long other = __shfl_sync(::reducelab::warp::full_mask, segment, j);
       rank += other < segment ? 1 : 0;
     }
+    // Lengths in segment order (start[rank + 1] holds the rank's length until the scan below replaces it).
     if (mine) {
       s.segment[rank] = segment;
-      s.base[rank] = static_cast<long long>(offsets[segment]);
+      s.base[rank] = base;
+      s.start[rank + 1] = end > base ? end - base : 0;
     }
     __syncwarp();
-    // Lengths in segment order, then their inclusive scan: start[i + 1].
-    long long length = 0;
-    if (tid < count) {
-      const long long b = s.base[tid], e = static_cast<long long>(offsets[s.segment[tid] + 1]);
-      length = e > b ? e - b : 0;
-    }
+    long long length = tid < count ? s.start[tid + 1] : 0;
 #pragma unroll
     for (int d = 1; d < 32; d *= 2) {
       const long long before = __shfl_up_sync(::reducelab::warp::full_mask, length, d);

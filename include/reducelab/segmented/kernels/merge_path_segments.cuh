@@ -74,7 +74,8 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
     const short_pass_plan plan = decide_short_pass<T, OpT>(offsets, src.num_segments, short_pass);
     if (plan.max_length > 0) {
       wait_for_prerequisite_grid();
-      if (*static_cast<volatile const unsigned long long*>(short_pass.word) != short_pass.epoch) return;
+      const hand_back_words handed = read_hand_back(short_pass);
+      if (!handed.raised) return;
       src.short_pass_length = plan.max_length;
       // A few segments handed back: the whole grid shares their elements alone (agent/listed_segments.cuh).
       if constexpr (Map == agent::element_map::contiguous) {
@@ -83,10 +84,9 @@ __device__ __forceinline__ void merge_path_pass(const T* __restrict__ in, const 
         using listed_t = agent::listed_storage<hand_back_capacity>;
         static_assert(sizeof(listed_t) <= sizeof(storage.mid_pieces), "the hand-back list must fit the mid pieces");
         auto& listed = *reinterpret_cast<listed_t*>(storage.mid_pieces);
-        const int handed_back = handed_back_count(short_pass);
-        if (handed_back >= 1 && handed_back <= hand_back_capacity) {
-          agent::reduce_listed_segments<PolicyT>(in, offsets, short_pass.word + 2, handed_back, out, carries, op,
-                                                 storage.range(), listed);
+        if (handed.count >= 1 && handed.count <= hand_back_capacity) {
+          agent::reduce_listed_segments<PolicyT>(in, offsets, read_listed_word(short_pass), handed.count, out,
+                                                 carries, op, storage.range(), listed);
           return;
         }
       }

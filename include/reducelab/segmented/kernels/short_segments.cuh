@@ -199,11 +199,32 @@ __device__ __noinline__ void hand_back_listed(short_pass_flag flag, unsigned lon
   }
 }
 
-/// How many segments this launch's short pass listed (hand_back_capacity + 1: more than it could); read once that pass
-/// has finished.
-__device__ __forceinline__ int handed_back_count(const short_pass_flag& flag) {
-  const unsigned long long word = *static_cast<const volatile unsigned long long*>(flag.word + 1);
-  return (word >> 8) == (flag.epoch & (~0ULL >> 8)) ? static_cast<int>(word & 0xff) : 0;
+/// What the merge-path pass reads of the short pass's words once that pass has finished: whether it raised the flag
+/// and how many segments it listed (hand_back_capacity + 1: more than it could; 0 where the flag is not raised), in
+/// one 16-byte load, where reading the count only once the flag had been seen raised took two round trips. One load a
+/// warp, as the flag alone had been: every warp of every block reads the same line, and three loads a warp (flag,
+/// count and list apart) made launches that hand nothing back 3-14 % slower on the H200
+/// (results/NVIDIA_H200-segmented/listed-prologue.txt, call 3).
+struct hand_back_words {
+  bool raised;
+  int count;
+};
+__device__ __forceinline__ hand_back_words read_hand_back(const short_pass_flag& flag) {
+  // (volatile: the short pass wrote them in the launch this one may have overlapped; read after waiting for it. The
+  // flag word is 256-byte aligned: detail/dispatch.cuh puts it after the carry slots, whose bytes it rounds up.)
+  unsigned long long raised, counted;
+  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(raised), "=l"(counted) : "l"(flag.word) : "memory");
+  hand_back_words got;
+  got.raised = raised == flag.epoch;
+  got.count = got.raised && (counted >> 8) == (flag.epoch & (~0ULL >> 8)) ? static_cast<int>(counted & 0xff) : 0;
+  return got;
+}
+
+/// The i-th listed segment's index in thread i < hand_back_capacity (the block's first warp; meaningful below the
+/// count only), read once read_hand_back has found the list whole.
+__device__ __forceinline__ unsigned long long read_listed_word(const short_pass_flag& flag) {
+  const volatile unsigned long long* list = flag.word + 2;
+  return threadIdx.x < hand_back_capacity ? list[threadIdx.x] : 0;
 }
 
 /// How decide_short_pass reads the spread check's 33 offsets:
