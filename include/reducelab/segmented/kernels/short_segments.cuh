@@ -203,7 +203,7 @@ __device__ __noinline__ void hand_back_listed(short_pass_flag flag, unsigned lon
 /// and how many segments it listed (hand_back_capacity + 1: more than it could; 0 where the flag is not raised), in
 /// one 16-byte load, where reading the count only once the flag had been seen raised took two round trips. One load a
 /// warp, as the flag alone had been: every warp of every block reads the same line, and three loads a warp (flag,
-/// count and list apart) made launches that hand nothing back 3-14 % slower on the H200
+/// count and list apart) made launches that hand nothing back 2-15 % slower on the H200
 /// (results/NVIDIA_H200-segmented/listed-prologue.txt, call 3).
 struct hand_back_words {
   bool raised;
