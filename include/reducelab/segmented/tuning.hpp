@@ -267,7 +267,11 @@ constexpr int short_pass_unroll(std::size_t value_bytes) { return value_bytes <=
 // few segments in flight per thread. int32 at length 1, 2^26, against the merge-path pass alone in the same call
 // (511-525 µs): without a minimum ptxas gave it 47 registers (5 blocks per SM), 448 µs (calls 4-5; its loads were
 // still branched around then); under 8 blocks it spilled 88 bytes, 601 µs (call 6); under 6, 40 registers and no
-// spills, 356 µs (call 7).
+// spills, 356 µs (call 7). Stop 58, compiled for sm_90 with nvcc 13 (not run): today's kernel under 7 or 8 blocks
+// gets 32 registers and spills 24-88 bytes, but the group mode's loop alone (reduce_group_chunks<8, 2> in a kernel
+// of its own) takes 32 registers with no spill, so a group-mode kernel apart could keep 8 blocks resident where the
+// whole kernel keeps 6 (Nsight Compute at uniform:32: short of warps with a load in flight, results/NVIDIA_H200-
+// segmented/ncu-c3b79a6/README.md).
 inline constexpr int short_pass_min_blocks = 6;
 
 // The short pass's group mode (kernels/short_segments.cuh): from group_pass_min_average to group_pass_max_average
