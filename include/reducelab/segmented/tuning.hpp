@@ -270,8 +270,10 @@ constexpr int short_pass_unroll(std::size_t value_bytes) { return value_bytes <=
 // spills, 356 µs (call 7). Stop 58, compiled for sm_90 with nvcc 13 (not run): today's kernel under 7 or 8 blocks
 // gets 32 registers and spills 24-88 bytes, but the group mode's loop alone (reduce_group_chunks<8, 2> in a kernel
 // of its own) takes 32 registers with no spill, so a group-mode kernel apart could keep 8 blocks resident where the
-// whole kernel keeps 6 (Nsight Compute at uniform:32: short of warps with a load in flight, results/NVIDIA_H200-
-// segmented/ncu-c3b79a6/README.md).
+// whole kernel keeps 6. Stop 44 had measured what the 6 cost the group loop (short-segment-groups.txt, call 4: the
+// told loop held to 6 blocks an SM by shared memory, about 5 % slower for int32 and 8-10 % for doubles), and stop 57's
+// Nsight Compute has the group mode at uniform:32 short of warps with a load in flight (ncu-c3b79a6/README.md); a
+// second kernel's grid, deciding and leaving where the other mode takes the launch, is what it would cost.
 inline constexpr int short_pass_min_blocks = 6;
 
 // The short pass's group mode (kernels/short_segments.cuh): from group_pass_min_average to group_pass_max_average
