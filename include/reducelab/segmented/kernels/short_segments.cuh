@@ -33,6 +33,7 @@
 
 #include "reducelab/core/traits.hpp"
 #include "reducelab/grid/dependent_launch.cuh"
+#include "reducelab/grid/tagged_partials.cuh"
 #include "reducelab/segmented/tuning.hpp"
 #include "reducelab/segmented/warp/group_reduce.cuh"
 
@@ -210,10 +211,11 @@ struct hand_back_words {
   int count;
 };
 __device__ __forceinline__ hand_back_words read_hand_back(const short_pass_flag& flag) {
-  // (volatile: the short pass wrote them in the launch this one may have overlapped; read after waiting for it. The
-  // flag word is 256-byte aligned: detail/dispatch.cuh puts it after the carry slots, whose bytes it rounds up.)
+  // (A relaxed load at GPU scope, the look-backs' word load: the short pass wrote them in the launch this one may
+  // have overlapped; read after waiting for it. The flag word is 256-byte aligned: detail/dispatch.cuh puts it after
+  // the carry slots, whose bytes it rounds up.)
   unsigned long long raised, counted;
-  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(raised), "=l"(counted) : "l"(flag.word) : "memory");
+  ::reducelab::grid::detail::load_word(flag.word, raised, counted);
   hand_back_words got;
   got.raised = raised == flag.epoch;
   got.count = got.raised && (counted >> 8) == (flag.epoch & (~0ULL >> 8)) ? static_cast<int>(counted & 0xff) : 0;
