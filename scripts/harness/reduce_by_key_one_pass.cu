@@ -1,12 +1,24 @@
 // Same-run harness for reducelab::reduce_by_key: the one-pass kernel (segmented/kernels/reduce_runs.cuh) in a few
 // tile shapes, against the library's entry and CUB. Not part of the build or of the tests; what it printed is in
-// results/NVIDIA_H100_80GB_HBM3-segmented/reduce-by-key-one-pass.txt (and by-key-longer-tiles.txt, stop 47).
+// results/NVIDIA_H100_80GB_HBM3-segmented/reduce-by-key-one-pass.txt (and by-key-longer-tiles.txt, stop 47); the heads
+// and unique rows below, stop 59's, in results/NVIDIA_H200-segmented/by-key-heads-then-segmented.txt.
 //
 //   library      reducelab::reduce_by_key (printed as three_pass in the runs at e1e917b, when the entry was the
 //                three-pass path: DeviceSelect of the run heads, a key gather, the merge-path pass over the offsets)
 //   cub          cub::DeviceReduce::ReduceByKey (its temporary storage allocated once, outside the timing)
 //   one_pass_TxI the one-pass kernel with T threads of I items (workspace from the stream's pool at each call, as
 //                the library does)
+//   heads_then_segmented  stop 59's lead for long runs: cub::DeviceSelect::If over the indices selects the run heads
+//                (i == 0 or keys[i - 1] != keys[i]) into an offsets array and counts them, a small kernel gathers
+//                the runs' keys and closes the last run (offsets[S] = n), then reducelab::segmented_reduce reduces the
+//                values over those offsets. The host passes the run count S to the gather and to segmented_reduce from
+//                the input it generated (an oracle: an entry could not know it without reading it back), so the row
+//                is what the two passes cost, not what an entry built on them would; the select's temporary storage
+//                is allocated once, outside the timing
+//   heads_only, segmented_only  its first two steps and its last step, timed apart
+//   unique_then_segmented  the same with cub::DeviceSelect::UniqueByKey over the keys and the indices (a counting
+//                iterator): the runs' keys and their heads in one select, then a kernel that closes the last run
+//   unique_only  its select and closing kernel alone
 //
 // Two other tile schedules were measured with this harness at stop 40 and rejected; their rows and kernels were removed
 // afterwards and stay in git: a warp per tile (rows warp_WxI and rows_WxG, scripts/harness/by_key_warp_tiles.cuh at
@@ -28,6 +40,8 @@
 #include "reducelab/segmented_reduce.cuh"
 
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -70,7 +84,50 @@ struct io {
   void* cub_temp;
   std::size_t cub_bytes;
   cudaStream_t stream;
+  int* offsets;             // heads_then_segmented: the run heads, then n (S + 1 ints)
+  void* select_temp;
+  std::size_t select_bytes;
+  long long runs;           // the run count, from the host's input (see heads_then_segmented above)
 };
+
+/// Whether item i starts a run (heads_then_segmented's select).
+struct is_head {
+  const key_t_* keys;
+  __device__ bool operator()(int i) const { return i == 0 || keys[i - 1] != keys[i]; }
+};
+
+/// The runs' keys, read at their heads, and the last run's end.
+__global__ void gather_run_keys(const key_t_* keys, const int* offsets, long long runs, long long n, key_t_* keys_out,
+                                int* offsets_end) {
+  const long long r = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (r < runs) keys_out[r] = keys[offsets[r]];
+  if (r == 0) *offsets_end = static_cast<int>(n);
+}
+
+void select_heads(const io& a) {
+  std::size_t bytes = a.select_bytes;
+  CHECK_CUDA(cub::DeviceSelect::If(a.select_temp, bytes, thrust::counting_iterator<int>(0), a.offsets, a.num_runs,
+                                   static_cast<int>(a.n), is_head{a.keys}, a.stream));
+  const int threads = 256;
+  const long long blocks = (a.runs + threads - 1) / threads;
+  gather_run_keys<<<static_cast<unsigned>(blocks > 0 ? blocks : 1), threads, 0, a.stream>>>(
+      a.keys, a.offsets, a.runs, a.n, a.keys_out, a.offsets + a.runs);
+}
+
+/// The last run's end, once the select has counted the runs.
+__global__ void close_last_run(const int* num_runs, long long n, int* offsets) { offsets[*num_runs] = static_cast<int>(n); }
+
+void unique_heads(const io& a) {
+  std::size_t bytes = a.select_bytes;
+  CHECK_CUDA(cub::DeviceSelect::UniqueByKey(a.select_temp, bytes, a.keys, thrust::counting_iterator<int>(0),
+                                            a.keys_out, a.offsets, a.num_runs, static_cast<int>(a.n), a.stream));
+  close_last_run<<<1, 1, 0, a.stream>>>(a.num_runs, a.n, a.offsets);
+}
+
+void segmented_over_heads(const io& a) {
+  reducelab::segmented_reduce(a.values, a.offsets, a.offsets + 1, static_cast<std::size_t>(a.runs), a.values_out,
+                              sum{}, a.stream);
+}
 
 /// The library's kernel at Threads x Items; MinBlocks, if given, replaces the tuning's __launch_bounds__ minimum.
 template <int Threads, int Items, int MinBlocks = 0>
@@ -111,6 +168,19 @@ int main(int argc, char** argv) {
          CHECK_CUDA(cub::DeviceReduce::ReduceByKey(a.cub_temp, bytes, a.keys, a.keys_out, a.values, a.values_out,
                                                    a.num_runs, sum{}, a.n, a.stream));
        }},
+      {"heads_then_segmented",
+       [](const io& a) {
+         select_heads(a);
+         segmented_over_heads(a);
+       }},
+      {"heads_only", select_heads},
+      {"unique_then_segmented",
+       [](const io& a) {
+         unique_heads(a);
+         segmented_over_heads(a);
+       }},
+      {"unique_only", unique_heads},
+      {"segmented_only", segmented_over_heads},
       {"one_pass_256x8", one_pass<256, 8>},
       {"one_pass_256x12", one_pass<256, 12>},
       {"one_pass_256x13", one_pass<256, 13>},
@@ -180,10 +250,22 @@ int main(int argc, char** argv) {
                                             n, stream));
   void* cub_temp;
   CHECK_CUDA(cudaMalloc(&cub_temp, cub_bytes));
+  int* offsets;
+  CHECK_CUDA(cudaMalloc(&offsets, (n + 1) * sizeof(int)));
+  std::size_t select_bytes = 0;
+  CHECK_CUDA(cub::DeviceSelect::If(nullptr, select_bytes, thrust::counting_iterator<int>(0), offsets, num_runs,
+                                   static_cast<int>(n), is_head{keys}, stream));
+  std::size_t unique_bytes = 0;
+  CHECK_CUDA(cub::DeviceSelect::UniqueByKey(nullptr, unique_bytes, keys, thrust::counting_iterator<int>(0), keys_out,
+                                            offsets, num_runs, static_cast<int>(n), stream));
+  if (unique_bytes > select_bytes) select_bytes = unique_bytes;  // one allocation serves both selects
+  void* select_temp;
+  CHECK_CUDA(cudaMalloc(&select_temp, select_bytes));
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));
-  const io a{keys, values, n, keys_out, values_out, num_runs, cub_temp, cub_bytes, stream};
+  io a{keys, values, n, keys_out, values_out, num_runs, cub_temp, cub_bytes, stream, offsets, select_temp,
+       select_bytes, 0};
 
   for (long long length : lengths) {
     // Run r has key r * 7 (neighbours always differ); its length is `length` or drawn at random.
@@ -207,6 +289,9 @@ int main(int argc, char** argv) {
       i += len;
     }
     const long long S = static_cast<long long>(want_keys.size());
+    a.runs = S;
+    select_heads(a);  // segmented_only reads the heads, whichever rows run
+    CHECK_CUDA(cudaStreamSynchronize(stream));
     CHECK_CUDA(cudaMemcpy(keys, hk.data(), n * sizeof(key_t_), cudaMemcpyHostToDevice));
     const double bytes = n * double(sizeof(key_t_) + sizeof(value_t)) + S * double(sizeof(key_t_) + sizeof(value_t));
     std::vector<std::vector<float>> times(rows.size());
@@ -235,10 +320,16 @@ int main(int argc, char** argv) {
           CHECK_CUDA(cudaMemcpy(&runs, num_runs, 4, cudaMemcpyDeviceToHost));
           CHECK_CUDA(cudaMemcpy(got_keys.data(), keys_out, S * sizeof(key_t_), cudaMemcpyDeviceToHost));
           CHECK_CUDA(cudaMemcpy(got_values.data(), values_out, S * sizeof(value_t), cudaMemcpyDeviceToHost));
+          // heads_only writes the keys and the count, segmented_only the values: each is checked on what it writes.
+          const std::string name = rows[r].name;
+          const bool keys_and_count = name != "segmented_only";
+          const bool values_too = name != "heads_only" && name != "unique_only";
           long long bad = 0, first = -1;
           for (long long s = 0; s < S; ++s)
-            if ((got_keys[s] != want_keys[s] || got_values[s] != want_values[s]) && bad++ == 0) first = s;
-          if (runs != S || bad > 0)
+            if (((keys_and_count && got_keys[s] != want_keys[s]) || (values_too && got_values[s] != want_values[s])) &&
+                bad++ == 0)
+              first = s;
+          if ((keys_and_count && runs != S) || bad > 0)
             std::printf("  %s L=%lld WRONG: count %d (want %lld), %lld runs wrong, first %lld: key %d value %.0f, want "
                         "key %d value %.0f\n",
                         rows[r].name, length, runs, S, bad, first, first >= 0 ? got_keys[first] : 0,
