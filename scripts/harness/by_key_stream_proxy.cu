@@ -1,0 +1,413 @@
+// Same-run harness for a reduce_by_key lead (issue 13, stop 59): can runs of equal keys be reduced by a resident grid
+// whose warps each stream one contiguous stretch of keys and values, as segmented_reduce's stream walk does, instead of
+// the one-pass kernel's tiles, each waiting on the tiles before it (kernels/reduce_runs.cuh)? Not part of the build or
+// of the tests; what it printed is in results/NVIDIA_H200-segmented/by-key-stream-proxy.txt.
+//
+//   proxy_U      the lead's streaming part: a grid of 4 blocks of 256 threads per SM; warp w takes elements
+//                [w * L, (w + 1) * L) (L a multiple of 128 x U), reads them as 16-byte vectors of keys and of values,
+//                4 consecutive items a lane, U chunks of 128 loaded before any is used. A chunk without a run head
+//                only adds into each lane's accumulator; a chunk with heads closes its runs with a segmented warp scan
+//                and writes each run that starts and ends in the warp's stretch (its key and value), in order, at the
+//                warp's own place in an n-long output (w * L + its count so far). What it leaves out is what the
+//                library would add once per block, not per tile: the runs' global positions (a look-back over the
+//                blocks' head counts) and the runs that cross stretches (their leading and trailing pieces, written
+//                here per warp, joined by a look-back as segment_carries.cuh does). plus only (commutative).
+//   plain        the same grid and stretches, keys and values summed: the streaming floor of this shape
+//   library      reducelab::reduce_by_key
+//   segmented    reducelab::segmented_reduce over the values, the runs' offsets given (computed on the host)
+//
+// Every row's output is checked against the host before timing (proxy: each warp's runs, counts and pieces).
+//
+//   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include \
+//                     scripts/harness/by_key_stream_proxy.cu -o by_key_stream_proxy
+//                   (-DHARNESS_VALUE=double for double values)
+//   run:            HARNESS_LOG2N=26 ./by_key_stream_proxy [LENGTHS] [SAMPLES]
+// LENGTHS: uniform run lengths, or -1 (random lengths 1..64) and -2 (1..3000). int32 keys. Cold: cold_timer (a 256 MiB
+// memset and read between samples); the median of SAMPLES after one unrecorded call. % of peak counts keys and
+// values in, the runs' keys and values out, for every row.
+#include "harness_common.cuh"
+#include "reducelab/segmented_reduce.cuh"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#ifndef HARNESS_VALUE
+#define HARNESS_VALUE int
+#endif
+using value_t = HARNESS_VALUE;
+
+struct sum {
+  static constexpr bool commutative = true;
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{0};
+  }
+  template <class T>
+  __host__ __device__ T operator()(const T& a, const T& b) const {
+    return a + b;
+  }
+};
+
+template <class T>
+struct alignas(4 * sizeof(T)) four {
+  T x[4];
+};
+
+constexpr int threads = 256;
+constexpr int warps_per_block = threads / 32;
+
+/// What each warp leaves besides its runs: how many it wrote, whether its stretch holds a head, and the pieces of the
+/// runs that cross its ends (leading: before its first head; trailing: from its last head, or the whole stretch).
+template <class T>
+struct warp_pieces {
+  int runs;
+  int heads;
+  T leading;
+  T trailing;
+};
+
+template <int U, class T>
+__global__ void __launch_bounds__(threads, 4)
+    stream_runs(const int* __restrict__ keys, const T* __restrict__ values, long long n, long long stretch,
+                int* __restrict__ keys_out, T* __restrict__ values_out, warp_pieces<T>* __restrict__ pieces) {
+  const int lane = threadIdx.x % 32;
+  const long long w = blockIdx.x * static_cast<long long>(warps_per_block) + threadIdx.x / 32;
+  const long long begin = w * stretch;
+  if (begin >= n) return;
+  const long long end = begin + stretch < n ? begin + stretch : n;
+  int carry_key = begin > 0 ? keys[begin - 1] : ~keys[0];  // item 0 always starts a run
+  T run = T{0};       // the run in progress up to the last chunk with a head (warp-uniform)
+  T lane_acc = T{0};  // this lane's items since then
+  bool seen_head = false;
+  T leading = T{0};
+  int written = 0, heads_seen = 0;
+  for (long long base = begin; base < end; base += 128LL * U) {
+    int4 kv[U];
+    four<T> vv[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const long long at = base + u * 128LL + lane * 4;
+      kv[u] = *reinterpret_cast<const int4*>(keys + at);
+      vv[u] = *reinterpret_cast<const four<T>*>(values + at);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int k[4] = {kv[u].x, kv[u].y, kv[u].z, kv[u].w};
+      const T* v = vv[u].x;
+      int before = __shfl_up_sync(0xffffffffu, k[3], 1);
+      if (lane == 0) before = carry_key;
+      carry_key = __shfl_sync(0xffffffffu, k[3], 31);
+      const bool h0 = k[0] != before, h1 = k[1] != k[0], h2 = k[2] != k[1], h3 = k[3] != k[2];
+      const unsigned with_heads = __ballot_sync(0xffffffffu, h0 | h1 | h2 | h3);
+      if (with_heads == 0) {  // most chunks of long runs
+        lane_acc += (v[0] + v[1]) + (v[2] + v[3]);
+        continue;
+      }
+      // The run in progress when the chunk starts: `run` and every lane's accumulator.
+      T in = lane_acc;
+#pragma unroll
+      for (int d = 16; d > 0; d /= 2) in += __shfl_xor_sync(0xffffffffu, in, d);
+      in += run;
+      lane_acc = T{0};
+      // This lane's pieces: its items before its first head (lead), from its last head (tail).
+      const bool h[4] = {h0, h1, h2, h3};
+      const bool any = h0 | h1 | h2 | h3;
+      T lead = T{0}, tail = T{0};
+      bool started = false;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        if (h[j]) {
+          started = true;
+          tail = T{0};
+        }
+        if (started) tail += v[j];
+        else lead += v[j];
+      }
+      // Segmented inclusive scan of (any head, value of the run in progress at the lane's end) over the lanes.
+      bool f = any;
+      T s = any ? tail : lead;
+#pragma unroll
+      for (int d = 1; d < 32; d *= 2) {
+        const bool fo = __shfl_up_sync(0xffffffffu, f, d);
+        const T so = __shfl_up_sync(0xffffffffu, s, d);
+        if (lane >= d) {
+          if (!f) s = so + s;
+          f = f || fo;
+        }
+      }
+      bool fe = __shfl_up_sync(0xffffffffu, f, 1);
+      T se = __shfl_up_sync(0xffffffffu, s, 1);
+      if (lane == 0) {
+        fe = false;
+        se = T{0};
+      }
+      const T entering = fe ? se : in + se;  // the run in progress where this lane starts
+      // The runs this lane closes: one per head. The first head of the warp's stretch closes the leading piece.
+      const int first_lane = __ffs(static_cast<int>(with_heads)) - 1;
+      const bool closes_leading = !seen_head && lane == first_lane;
+      const int lane_heads = static_cast<int>(h0) + h1 + h2 + h3;
+      int mine = lane_heads - (closes_leading ? 1 : 0);
+      int at = mine;  // exclusive scan of the lanes' outputs
+#pragma unroll
+      for (int d = 1; d < 32; d *= 2) {
+        const int o = __shfl_up_sync(0xffffffffu, at, d);
+        if (lane >= d) at += o;
+      }
+      const int chunk_runs = __shfl_sync(0xffffffffu, at, 31);
+      at -= mine;
+      if (any) {
+        long long slot = w * stretch + written + at;
+        T acc = entering;
+        int run_key = before;
+        bool first = true;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (h[j]) {
+            if (first && closes_leading) {
+              leading = acc;
+            } else {
+              keys_out[slot] = run_key;
+              values_out[slot] = acc;
+              ++slot;
+            }
+            first = false;
+            acc = T{0};
+          }
+          acc += v[j];
+          run_key = k[j];
+        }
+      }
+      written += chunk_runs;
+      heads_seen += __reduce_add_sync(0xffffffffu, static_cast<unsigned>(lane_heads));
+      if (!seen_head) leading = __shfl_sync(0xffffffffu, leading, first_lane);  // the lane that closed it
+      seen_head = true;
+      const bool f31 = __shfl_sync(0xffffffffu, f, 31);
+      const T s31 = __shfl_sync(0xffffffffu, s, 31);
+      run = f31 ? s31 : in + s31;
+    }
+  }
+  T total = lane_acc;
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2) total += __shfl_xor_sync(0xffffffffu, total, d);
+  if (lane == 0) {
+    // Without a head the whole stretch is one piece of an earlier run: leading and trailing at once.
+    pieces[w] = {written, heads_seen, seen_head ? leading : run + total, run + total};
+  }
+}
+
+/// The floor of that shape: the same stretches, keys and values summed.
+template <int U, class T>
+__global__ void __launch_bounds__(threads, 4)
+    stream_plain(const int* __restrict__ keys, const T* __restrict__ values, long long n, long long stretch,
+                 T* __restrict__ sink) {
+  const int lane = threadIdx.x % 32;
+  const long long w = blockIdx.x * static_cast<long long>(warps_per_block) + threadIdx.x / 32;
+  const long long begin = w * stretch;
+  if (begin >= n) return;
+  const long long end = begin + stretch < n ? begin + stretch : n;
+  T acc = T{0};
+  int kacc = 0;
+  for (long long base = begin; base < end; base += 128LL * U) {
+    int4 kv[U];
+    four<T> vv[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const long long at = base + u * 128LL + lane * 4;
+      kv[u] = *reinterpret_cast<const int4*>(keys + at);
+      vv[u] = *reinterpret_cast<const four<T>*>(values + at);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      kacc ^= kv[u].x ^ kv[u].y ^ kv[u].z ^ kv[u].w;
+      acc += (vv[u].x[0] + vv[u].x[1]) + (vv[u].x[2] + vv[u].x[3]);
+    }
+  }
+  if (acc == T{-12345} && kacc == 0x7531) *sink = acc;  // keeps the loads
+}
+
+int main(int argc, char** argv) {
+  const char* log2n = std::getenv("HARNESS_LOG2N");
+  const long long n = 1LL << (log2n ? std::atoi(log2n) : 24);
+  std::vector<long long> lengths = {1, 8, 32, 256, 4096, -1, -2};
+  if (argc > 1 && std::string(argv[1]) != "all") {
+    lengths.clear();
+    for (char* p = argv[1]; *p;) {
+      lengths.push_back(std::strtoll(p, &p, 10));
+      if (*p == ',') ++p;
+    }
+  }
+  const int samples = argc > 2 ? std::atoi(argv[2]) : 9;
+
+  cudaDeviceProp prop;
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  const double peak = harness_common::peak_gb_per_s();
+  const long long blocks = static_cast<long long>(prop.multiProcessorCount) * 4;
+  const long long warps = blocks * warps_per_block;
+  std::printf("%s, peak %.0f GB/s, n = %lld, value %zu bytes, key 4 bytes, %d samples, %lld blocks of %d\n", prop.name,
+              peak, n, sizeof(value_t), samples, blocks, threads);
+
+  std::vector<value_t> hv(n);
+  unsigned x = 12345;
+  for (auto& v : hv) v = static_cast<value_t>(static_cast<int>((x = x * 1664525u + 1013904223u) >> 8) % 1000 - 500);
+  int *keys, *keys_out, *num_runs, *offsets;
+  value_t *values, *values_out, *sink;
+  warp_pieces<value_t>* pieces;
+  CHECK_CUDA(cudaMalloc(&keys, n * sizeof(int)));
+  CHECK_CUDA(cudaMalloc(&values, n * sizeof(value_t)));
+  CHECK_CUDA(cudaMalloc(&keys_out, n * sizeof(int)));
+  CHECK_CUDA(cudaMalloc(&values_out, n * sizeof(value_t)));
+  CHECK_CUDA(cudaMalloc(&num_runs, 8));
+  CHECK_CUDA(cudaMalloc(&offsets, (n + 1) * sizeof(int)));
+  CHECK_CUDA(cudaMalloc(&sink, sizeof(value_t)));
+  CHECK_CUDA(cudaMalloc(&pieces, warps * sizeof(warp_pieces<value_t>)));
+  CHECK_CUDA(cudaMemcpy(values, hv.data(), n * sizeof(value_t), cudaMemcpyHostToDevice));
+  harness_common::cold_timer timer;
+  const cudaStream_t stream = timer.stream();
+
+  for (long long length : lengths) {
+    std::vector<int> hk(n);
+    std::vector<int> hoff;
+    unsigned y = 777;
+    for (long long i = 0, r = 0; i < n; ++r) {
+      long long len = length > 0 ? length : 1 + static_cast<long long>((y = y * 1664525u + 1013904223u) >> 8) %
+                                                    (length == -1 ? 64 : 3000);
+      if (len > n - i) len = n - i;
+      hoff.push_back(static_cast<int>(i));
+      for (long long j = i; j < i + len; ++j) hk[j] = static_cast<int>(r * 7);
+      i += len;
+    }
+    const long long S = static_cast<long long>(hoff.size());
+    hoff.push_back(static_cast<int>(n));
+    CHECK_CUDA(cudaMemcpy(keys, hk.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(offsets, hoff.data(), hoff.size() * sizeof(int), cudaMemcpyHostToDevice));
+    const double bytes = n * double(sizeof(int) + sizeof(value_t)) + S * double(sizeof(int) + sizeof(value_t));
+
+    auto stretch_for = [&](int u) {
+      const long long step = 128LL * u;
+      const long long per = (n + warps - 1) / warps;
+      return (per + step - 1) / step * step;
+    };
+    struct row {
+      std::string name;
+      std::function<void(cudaStream_t)> fn;
+      int check;  // 0 none, 1 proxy (U in fn), 2 library, 3 segmented values
+      long long stretch;
+    };
+    std::vector<row> rows;
+    auto add_proxy = [&](auto u_tag) {
+      constexpr int U = decltype(u_tag)::value;
+      const long long st = stretch_for(U);
+      const unsigned g = static_cast<unsigned>((n + st * warps_per_block - 1) / (st * warps_per_block));
+      rows.push_back({"proxy_" + std::to_string(U),
+                      [=](cudaStream_t s) {
+                        stream_runs<U, value_t><<<g, threads, 0, s>>>(keys, values, n, st, keys_out, values_out,
+                                                                       pieces);
+                      },
+                      1, st});
+      rows.push_back({"plain_" + std::to_string(U),
+                      [=](cudaStream_t s) { stream_plain<U, value_t><<<g, threads, 0, s>>>(keys, values, n, st, sink); },
+                      0, st});
+    };
+    add_proxy(std::integral_constant<int, 2>{});
+    add_proxy(std::integral_constant<int, 4>{});
+    rows.push_back({"library",
+                    [=](cudaStream_t s) {
+                      reducelab::reduce_by_key(keys, values, static_cast<std::size_t>(n), keys_out, values_out,
+                                               num_runs, sum{}, s);
+                    },
+                    2, 0});
+    rows.push_back({"segmented",
+                    [=](cudaStream_t s) {
+                      reducelab::segmented_reduce(values, offsets, offsets + 1, static_cast<std::size_t>(S),
+                                                  values_out, sum{}, s);
+                    },
+                    3, 0});
+
+    // Host references: every run's value, and per stretch what the proxy leaves.
+    std::vector<value_t> want(S);
+    for (long long r = 0; r < S; ++r) {
+      value_t a{0};
+      for (long long i = hoff[r]; i < hoff[r + 1]; ++i) a += hv[i];
+      want[r] = a;
+    }
+    auto close = [](value_t a, value_t b) {
+      if constexpr (std::is_integral_v<value_t>) return a == b;
+      else return std::fabs(double(a) - double(b)) <= 1e-9 * (1 + std::fabs(double(b)));
+    };
+    auto check = [&](const row& r) -> std::string {
+      if (r.check == 0) return "";
+      if (r.check == 2 || r.check == 3) {
+        std::vector<value_t> got(S);
+        std::vector<int> gk(S);
+        int runs = static_cast<int>(S);
+        CHECK_CUDA(cudaMemcpy(got.data(), values_out, S * sizeof(value_t), cudaMemcpyDeviceToHost));
+        if (r.check == 2) {
+          CHECK_CUDA(cudaMemcpy(gk.data(), keys_out, S * sizeof(int), cudaMemcpyDeviceToHost));
+          CHECK_CUDA(cudaMemcpy(&runs, num_runs, 4, cudaMemcpyDeviceToHost));
+        }
+        long long bad = 0;
+        for (long long s = 0; s < S; ++s)
+          bad += !close(got[s], want[s]) || (r.check == 2 && gk[s] != hk[hoff[s]]);
+        return runs != S || bad ? "WRONG (" + std::to_string(bad) + " runs, count " + std::to_string(runs) + ")" : "";
+      }
+      std::vector<warp_pieces<value_t>> gp(warps);
+      std::vector<value_t> gv(n);
+      std::vector<int> gk(n);
+      CHECK_CUDA(cudaMemcpy(gp.data(), pieces, warps * sizeof(gp[0]), cudaMemcpyDeviceToHost));
+      CHECK_CUDA(cudaMemcpy(gv.data(), values_out, n * sizeof(value_t), cudaMemcpyDeviceToHost));
+      CHECK_CUDA(cudaMemcpy(gk.data(), keys_out, n * sizeof(int), cudaMemcpyDeviceToHost));
+      long long bad = 0, heads = 0;
+      for (long long w = 0; w * r.stretch < n; ++w) {
+        const long long b = w * r.stretch, e = std::min(n, b + r.stretch);
+        value_t acc{0}, leading{0};
+        int written = 0, hs = 0;
+        bool seen = false;
+        for (long long i = b; i < e; ++i) {
+          if (i == 0 || hk[i] != hk[i - 1]) {
+            ++hs;
+            if (!seen) leading = acc;
+            else {
+              bad += !close(gv[b + written], acc) || gk[b + written] != hk[i - 1];
+              ++written;
+            }
+            seen = true;
+            acc = value_t{0};
+          }
+          acc += hv[i];
+        }
+        if (!seen) leading = acc;
+        bad += gp[w].runs != written || gp[w].heads != hs || !close(gp[w].leading, leading) ||
+               !close(gp[w].trailing, acc);
+        heads += gp[w].heads;
+      }
+      return bad || heads != S ? "WRONG (" + std::to_string(bad) + " mismatches, heads " + std::to_string(heads) + ")"
+                               : "";
+    };
+
+    std::vector<std::vector<float>> times(rows.size());
+    for (int k = 0; k <= samples; ++k) {
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        const float us = timer.time_us(k, rows[r].fn);
+        if (k > 0) times[r].push_back(us);
+        if (k == 0) {
+          const std::string verdict = check(rows[r]);
+          if (!verdict.empty()) std::printf("  %s L=%lld %s\n", rows[r].name.c_str(), length, verdict.c_str());
+        }
+      }
+    }
+    std::printf("L=%-6lld S=%-9lld", length, S);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      std::sort(times[r].begin(), times[r].end());
+      const float median = times[r][times[r].size() / 2];
+      std::printf(" | %s %.1fus %.1f%%", rows[r].name.c_str(), median, bytes / (median * 1e-6) / 1e9 / peak * 100);
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
