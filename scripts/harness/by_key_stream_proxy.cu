@@ -12,6 +12,11 @@
 //                library would add once per block, not per tile: the runs' global positions (a look-back over the
 //                blocks' head counts) and the runs that cross stretches (their leading and trailing pieces, written
 //                here per warp, joined by a look-back as segment_carries.cuh does). plus only (commutative).
+//   full_2       proxy_2 finished in two more kernels: join_stretches (one block: each stretch's first run from an
+//                exclusive sum of the heads, and the runs that cross stretches from a segmented scan of their pieces)
+//                and place_runs (each warp moves its runs from a scratch array to their places): the whole
+//                reduce_by_key, checked like the library's row; a one-kernel form would join per block, with a
+//                look-back, instead
 //   plain        the same grid and stretches, keys and values summed: the streaming floor of this shape
 //   library      reducelab::reduce_by_key
 //   segmented    reducelab::segmented_reduce over the values, the runs' offsets given (computed on the host)
@@ -27,6 +32,8 @@
 // values in, the runs' keys and values out, for every row.
 #include "harness_common.cuh"
 #include "reducelab/segmented_reduce.cuh"
+
+#include <cub/block/block_scan.cuh>
 
 #include <algorithm>
 #include <cmath>
@@ -70,6 +77,7 @@ struct warp_pieces {
   int heads;
   T leading;
   T trailing;
+  int last_key;  // the key of the stretch's last item: the key of the run in progress at its end
 };
 
 template <int U, class T>
@@ -197,7 +205,7 @@ __global__ void __launch_bounds__(threads, 4)
   for (int d = 16; d > 0; d /= 2) total += __shfl_xor_sync(0xffffffffu, total, d);
   if (lane == 0) {
     // Without a head the whole stretch is one piece of an earlier run: leading and trailing at once.
-    pieces[w] = {written, heads_seen, seen_head ? leading : run + total, run + total};
+    pieces[w] = {written, heads_seen, seen_head ? leading : run + total, run + total, carry_key};
   }
 }
 
@@ -229,6 +237,82 @@ __global__ void __launch_bounds__(threads, 4)
     }
   }
   if (acc == T{-12345} && kacc == 0x7531) *sink = acc;  // keeps the loads
+}
+
+/// full_U's second step: one block joins the stretches. Run r starts at the r-th head; the run closed by stretch w's
+/// first head started in an earlier stretch (its pieces: the trailing piece of the last stretch before w with a head,
+/// the whole of the stretches between, w's leading piece), and so does the input's last run. A segmented scan over the
+/// stretches gives both; an exclusive sum of the heads gives each stretch's first run (`first_run`). Writes those runs
+/// and the run count.
+struct flagged_piece_op {
+  template <class P>
+  __device__ P operator()(const P& a, const P& b) const {
+    return {a.f || b.f, b.f ? b.v : a.v + b.v};
+  }
+};
+template <class T>
+struct flagged_piece {
+  bool f;
+  T v;
+};
+template <int Items, class T>
+__global__ void __launch_bounds__(1024) join_stretches(const warp_pieces<T>* __restrict__ pieces, long long stretches,
+                                                       int* __restrict__ keys_out, T* __restrict__ values_out,
+                                                       int* __restrict__ first_run, int* __restrict__ num_runs) {
+  using count_scan = cub::BlockScan<int, 1024>;
+  using piece_scan = cub::BlockScan<flagged_piece<T>, 1024>;
+  __shared__ union {
+    typename count_scan::TempStorage counts;
+    typename piece_scan::TempStorage pieces;
+  } storage;
+  int heads[Items], before[Items];
+  flagged_piece<T> own[Items], entering[Items];
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const long long w = threadIdx.x * static_cast<long long>(Items) + i;
+    const bool real = w < stretches;
+    const warp_pieces<T> p = real ? pieces[w] : warp_pieces<T>{0, 0, T{0}, T{0}, 0};
+    heads[i] = p.heads;
+    own[i] = {p.heads > 0, p.heads > 0 ? p.trailing : p.leading};
+  }
+  int total = 0;
+  count_scan(storage.counts).ExclusiveSum(heads, before, total);
+  __syncthreads();
+  piece_scan(storage.pieces).ExclusiveScan(own, entering, flagged_piece_op{});
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const long long w = threadIdx.x * static_cast<long long>(Items) + i;
+    if (w >= stretches) continue;
+    first_run[w] = before[i];
+    const warp_pieces<T> p = pieces[w];
+    if (w > 0 && p.heads > 0) {  // the run its first head closes
+      keys_out[before[i] - 1] = pieces[w - 1].last_key;
+      values_out[before[i] - 1] = entering[i].v + p.leading;
+    }
+    if (w == stretches - 1) {  // the input's last run
+      const flagged_piece<T> out = w > 0 ? flagged_piece_op{}(entering[i], own[i]) : own[i];
+      keys_out[total - 1] = p.last_key;
+      values_out[total - 1] = out.v;
+      *num_runs = total;
+    }
+  }
+}
+
+/// full_U's third step: each warp moves the runs that start and end in its stretch to their places.
+template <class T>
+__global__ void __launch_bounds__(threads) place_runs(const warp_pieces<T>* __restrict__ pieces,
+                                                      const int* __restrict__ first_run, long long stretches,
+                                                      long long stretch, const int* __restrict__ keys_scratch,
+                                                      const T* __restrict__ values_scratch, int* __restrict__ keys_out,
+                                                      T* __restrict__ values_out) {
+  const long long w = blockIdx.x * static_cast<long long>(warps_per_block) + threadIdx.x / 32;
+  if (w >= stretches) return;
+  const int runs = pieces[w].runs;
+  const long long from = w * stretch, to = first_run[w];
+  for (int j = threadIdx.x % 32; j < runs; j += 32) {
+    keys_out[to + j] = keys_scratch[from + j];
+    values_out[to + j] = values_scratch[from + j];
+  }
 }
 
 int main(int argc, char** argv) {
@@ -266,6 +350,11 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMalloc(&offsets, (n + 1) * sizeof(int)));
   CHECK_CUDA(cudaMalloc(&sink, sizeof(value_t)));
   CHECK_CUDA(cudaMalloc(&pieces, warps * sizeof(warp_pieces<value_t>)));
+  int *keys_scratch, *first_run;
+  value_t* values_scratch;
+  CHECK_CUDA(cudaMalloc(&keys_scratch, n * sizeof(int)));
+  CHECK_CUDA(cudaMalloc(&values_scratch, n * sizeof(value_t)));
+  CHECK_CUDA(cudaMalloc(&first_run, warps * sizeof(int)));
   CHECK_CUDA(cudaMemcpy(values, hv.data(), n * sizeof(value_t), cudaMemcpyHostToDevice));
   harness_common::cold_timer timer;
   const cudaStream_t stream = timer.stream();
@@ -314,6 +403,26 @@ int main(int argc, char** argv) {
                       [=](cudaStream_t s) { stream_plain<U, value_t><<<g, threads, 0, s>>>(keys, values, n, st, sink); },
                       0, st});
     };
+    {
+      constexpr int U = 2;
+      const long long st = stretch_for(U);
+      const long long stretches = (n + st - 1) / st;
+      const unsigned g = static_cast<unsigned>((n + st * warps_per_block - 1) / (st * warps_per_block));
+      if (stretches > 1024 * 8) {
+        std::printf("full_2: %lld stretches, more than join_stretches takes\n", stretches);
+        return 1;
+      }
+      rows.push_back({"full_2",
+                      [=](cudaStream_t s) {
+                        stream_runs<U, value_t><<<g, threads, 0, s>>>(keys, values, n, st, keys_scratch,
+                                                                       values_scratch, pieces);
+                        join_stretches<8, value_t><<<1, 1024, 0, s>>>(pieces, stretches, keys_out, values_out,
+                                                                      first_run, num_runs);
+                        place_runs<value_t><<<g, threads, 0, s>>>(pieces, first_run, stretches, st, keys_scratch,
+                                                                  values_scratch, keys_out, values_out);
+                      },
+                      2, st});
+    }
     add_proxy(std::integral_constant<int, 2>{});
     add_proxy(std::integral_constant<int, 4>{});
     rows.push_back({"library",
