@@ -49,17 +49,7 @@
 #endif
 using value_t = HARNESS_VALUE;
 
-struct sum {
-  static constexpr bool commutative = true;
-  template <class T>
-  static constexpr __host__ __device__ T identity() {
-    return T{0};
-  }
-  template <class T>
-  __host__ __device__ T operator()(const T& a, const T& b) const {
-    return a + b;
-  }
-};
+using harness_common::sum;
 
 template <class T>
 struct alignas(4 * sizeof(T)) four {
@@ -68,6 +58,19 @@ struct alignas(4 * sizeof(T)) four {
 
 constexpr int threads = 256;
 constexpr int warps_per_block = threads / 32;
+
+/// A warp's next U chunks of 128 items, lane `lane` holding items 4 lane .. 4 lane + 3 of each: every load issued before
+/// any is used.
+template <int U, class T>
+__device__ __forceinline__ void load_chunks(const int* __restrict__ keys, const T* __restrict__ values, long long base,
+                                            int lane, int4 (&kv)[U], four<T> (&vv)[U]) {
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const long long at = base + u * 128LL + lane * 4;
+    kv[u] = *reinterpret_cast<const int4*>(keys + at);
+    vv[u] = *reinterpret_cast<const four<T>*>(values + at);
+  }
+}
 
 /// What each warp leaves besides its runs: how many it wrote, whether its stretch holds a head, and the pieces of the
 /// runs that cross its ends (leading: before its first head; trailing: from its last head, or the whole stretch).
@@ -98,12 +101,7 @@ __global__ void __launch_bounds__(threads, 4)
   for (long long base = begin; base < end; base += 128LL * U) {
     int4 kv[U];
     four<T> vv[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const long long at = base + u * 128LL + lane * 4;
-      kv[u] = *reinterpret_cast<const int4*>(keys + at);
-      vv[u] = *reinterpret_cast<const four<T>*>(values + at);
-    }
+    load_chunks<U>(keys, values, base, lane, kv, vv);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int k[4] = {kv[u].x, kv[u].y, kv[u].z, kv[u].w};
@@ -224,12 +222,7 @@ __global__ void __launch_bounds__(threads, 4)
   for (long long base = begin; base < end; base += 128LL * U) {
     int4 kv[U];
     four<T> vv[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const long long at = base + u * 128LL + lane * 4;
-      kv[u] = *reinterpret_cast<const int4*>(keys + at);
-      vv[u] = *reinterpret_cast<const four<T>*>(values + at);
-    }
+    load_chunks<U>(keys, values, base, lane, kv, vv);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       kacc ^= kv[u].x ^ kv[u].y ^ kv[u].z ^ kv[u].w;

@@ -33,6 +33,20 @@ __global__ void touch(const int4* p, std::size_t n, int* sink) {
   if (acc == 0x7fffffff) *sink = acc;
 }
 
+/// The by-key harnesses' plus (reduce_by_key_one_pass.cu, by_key_stream_proxy.cu): declared commutative, with an
+/// identity, as the functor contract asks.
+struct sum {
+  static constexpr bool commutative = true;
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{0};
+  }
+  template <class T>
+  __host__ __device__ T operator()(const T& a, const T& b) const {
+    return a + b;
+  }
+};
+
 /// "24,26,28" -> {24, 26, 28} (log2 sizes from a command line).
 inline std::vector<int> parse_int_list(const std::string& text) {
   std::vector<int> values;

@@ -60,17 +60,7 @@
 using value_t = HARNESS_VALUE;
 using key_t_ = int;
 
-struct sum {
-  static constexpr bool commutative = true;
-  template <class T>
-  static constexpr __host__ __device__ T identity() {
-    return T{0};
-  }
-  template <class T>
-  __host__ __device__ T operator()(const T& a, const T& b) const {
-    return a + b;
-  }
-};
+using harness_common::sum;
 
 using harness_common::touch;
 
