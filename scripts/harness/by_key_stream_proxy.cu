@@ -311,14 +311,7 @@ __global__ void __launch_bounds__(threads) place_runs(const warp_pieces<T>* __re
 int main(int argc, char** argv) {
   const char* log2n = std::getenv("HARNESS_LOG2N");
   const long long n = 1LL << (log2n ? std::atoi(log2n) : 24);
-  std::vector<long long> lengths = {1, 8, 32, 256, 4096, -1, -2};
-  if (argc > 1 && std::string(argv[1]) != "all") {
-    lengths.clear();
-    for (char* p = argv[1]; *p;) {
-      lengths.push_back(std::strtoll(p, &p, 10));
-      if (*p == ',') ++p;
-    }
-  }
+  const std::vector<long long> lengths = harness_common::parse_lengths(argc, argv, {1, 8, 32, 256, 4096, -1, -2});
   const int samples = argc > 2 ? std::atoi(argv[2]) : 9;
 
   cudaDeviceProp prop;
@@ -353,19 +346,13 @@ int main(int argc, char** argv) {
   const cudaStream_t stream = timer.stream();
 
   for (long long length : lengths) {
+    const std::vector<long long> starts = harness_common::run_starts(n, length);
+    const long long S = static_cast<long long>(starts.size());
     std::vector<int> hk(n);
-    std::vector<int> hoff;
-    unsigned y = 777;
-    for (long long i = 0, r = 0; i < n; ++r) {
-      long long len = length > 0 ? length : 1 + static_cast<long long>((y = y * 1664525u + 1013904223u) >> 8) %
-                                                    (length == -1 ? 64 : 3000);
-      if (len > n - i) len = n - i;
-      hoff.push_back(static_cast<int>(i));
-      for (long long j = i; j < i + len; ++j) hk[j] = static_cast<int>(r * 7);
-      i += len;
-    }
-    const long long S = static_cast<long long>(hoff.size());
+    std::vector<int> hoff(starts.begin(), starts.end());
     hoff.push_back(static_cast<int>(n));
+    for (long long r = 0; r < S; ++r)
+      for (long long j = hoff[r]; j < hoff[r + 1]; ++j) hk[j] = static_cast<int>(r * 7);
     CHECK_CUDA(cudaMemcpy(keys, hk.data(), n * sizeof(int), cudaMemcpyHostToDevice));
     CHECK_CUDA(cudaMemcpy(offsets, hoff.data(), hoff.size() * sizeof(int), cudaMemcpyHostToDevice));
     const double bytes = n * double(sizeof(int) + sizeof(value_t)) + S * double(sizeof(int) + sizeof(value_t));

@@ -47,6 +47,33 @@ struct sum {
   }
 };
 
+/// The run lengths a by-key harness takes as its first argument ("1,8,-1"; "all" or none: `defaults`).
+inline std::vector<long long> parse_lengths(int argc, char** argv, std::vector<long long> defaults) {
+  if (argc <= 1 || std::string(argv[1]) == "all") return defaults;
+  std::vector<long long> lengths;
+  for (char* p = argv[1]; *p;) {
+    lengths.push_back(std::strtoll(p, &p, 10));
+    if (*p == ',') ++p;
+  }
+  return lengths;
+}
+
+/// Where each run of a by-key harness's input starts, n items in runs of `length` (uniform), or of random lengths 1..64
+/// (-1) or 1..3000 (-2): the same sequence in every by-key harness. Run r holds key r * 7 (neighbours always differ).
+inline std::vector<long long> run_starts(long long n, long long length) {
+  std::vector<long long> starts;
+  unsigned y = 777;
+  for (long long i = 0; i < n;) {
+    long long len = length > 0 ? length
+                               : 1 + static_cast<long long>((y = y * 1664525u + 1013904223u) >> 8) %
+                                         (length == -1 ? 64 : 3000);
+    if (len > n - i) len = n - i;
+    starts.push_back(i);
+    i += len;
+  }
+  return starts;
+}
+
 /// "24,26,28" -> {24, 26, 28} (log2 sizes from a command line).
 inline std::vector<int> parse_int_list(const std::string& text) {
   std::vector<int> values;

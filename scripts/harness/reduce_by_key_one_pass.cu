@@ -131,14 +131,8 @@ int main(int argc, char** argv) {
   const char* log2n = std::getenv("HARNESS_LOG2N");
   const char* any_n = std::getenv("HARNESS_N");
   const long long n = any_n ? std::atoll(any_n) : 1LL << (log2n ? std::atoi(log2n) : 24);
-  std::vector<long long> lengths = {1, 2, 8, 32, 256, 4096, 1LL << 20, -1, -2};
-  if (argc > 1 && std::string(argv[1]) != "all") {
-    lengths.clear();
-    for (char* p = argv[1]; *p;) {
-      lengths.push_back(std::strtoll(p, &p, 10));
-      if (*p == ',') ++p;
-    }
-  }
+  const std::vector<long long> lengths =
+      harness_common::parse_lengths(argc, argv, {1, 2, 8, 32, 256, 4096, 1LL << 20, -1, -2});
   const int samples = argc > 2 ? std::atoi(argv[2]) : 7;
   const std::string only = argc > 3 ? argv[3] : "";
 
@@ -259,16 +253,15 @@ int main(int argc, char** argv) {
 
   for (long long length : lengths) {
     // Run r has key r * 7 (neighbours always differ); its length is `length` or drawn at random.
+    const std::vector<long long> starts = harness_common::run_starts(n, length);
+    const long long S = static_cast<long long>(starts.size());
     std::vector<key_t_> hk(n);
     std::vector<key_t_> want_keys;
     std::vector<value_t> want_values;
-    unsigned y = 777;
-    for (long long i = 0, r = 0; i < n; ++r) {
-      long long len = length > 0 ? length : 1 + static_cast<long long>((y = y * 1664525u + 1013904223u) >> 8) %
-                                                    (length == -1 ? 64 : 3000);
-      if (len > n - i) len = n - i;
+    for (long long r = 0; r < S; ++r) {
+      const long long end = r + 1 < S ? starts[r + 1] : n;
       long long s = 0;
-      for (long long j = i; j < i + len; ++j) {
+      for (long long j = starts[r]; j < end; ++j) {
         hk[j] = static_cast<key_t_>(r * 7);
         s += static_cast<long long>(h[j]);
       }
@@ -276,13 +269,11 @@ int main(int argc, char** argv) {
       want_values.push_back(std::is_integral_v<value_t>
                                 ? static_cast<value_t>(static_cast<unsigned long long>(s) & 0xffffffffULL)
                                 : static_cast<value_t>(s));
-      i += len;
     }
-    const long long S = static_cast<long long>(want_keys.size());
     a.runs = S;
-    select_heads(a);  // segmented_only reads the heads, whichever rows run
-    CHECK_CUDA(cudaStreamSynchronize(stream));
     CHECK_CUDA(cudaMemcpy(keys, hk.data(), n * sizeof(key_t_), cudaMemcpyHostToDevice));
+    select_heads(a);  // segmented_only reads the heads, whichever rows run before it
+    CHECK_CUDA(cudaStreamSynchronize(stream));
     const double bytes = n * double(sizeof(key_t_) + sizeof(value_t)) + S * double(sizeof(key_t_) + sizeof(value_t));
     std::vector<std::vector<float>> times(rows.size());
     std::vector<key_t_> got_keys(S);
