@@ -769,8 +769,13 @@ std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
   return keys;
 }
 
+/// Which way expect_by_key calls: the public entry, or the stream path (segmented/kernels/stream_runs.cuh) alone at
+/// any run length, its keys' sample skipped.
+enum class by_key_call { entry, stream_path };
+
 template <class T, class OpT>
-void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, const std::string& name) {
+void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, const std::string& name,
+                   by_key_call call = by_key_call::entry, std::size_t value_offset = 0) {
   SCOPED_TRACE(name);
   const std::size_t n = keys.size();
   const std::vector<T> values = random_values<T>(n, seed);
@@ -789,11 +794,22 @@ void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, con
   if (n > 0) runs.ends.push_back(static_cast<long long>(n));
 
   const thrust::device_vector<int> d_keys(keys.begin(), keys.end());
-  const thrust::device_vector<T> d_values(values.begin(), values.end());
+  // value_offset > 0 puts the values off the 16-byte alignment the stream path asks for
+  thrust::device_vector<T> d_values(n + value_offset);
+  thrust::copy(values.begin(), values.end(), d_values.begin() + static_cast<std::ptrdiff_t>(value_offset));
+  const T* values_at = raw(d_values) + value_offset;
   thrust::device_vector<int> d_unique(n > 0 ? n : 1);
   thrust::device_vector<T> d_out(n > 0 ? n : 1);
   thrust::device_vector<long long> d_runs(1, -1);
-  reducelab::reduce_by_key(raw(d_keys), raw(d_values), n, raw(d_unique), raw(d_out), raw(d_runs), op);
+  if (call == by_key_call::entry) {
+    reducelab::reduce_by_key(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
+  } else if constexpr (reducelab::segmented::detail::streams_runs<int, T, OpT>) {
+    reducelab::segmented::detail::reduce_runs_streamed<reducelab::segmented::tuning::by_key_stream_policy>(
+        raw(d_keys), values_at, static_cast<long long>(n), raw(d_unique), raw(d_out), raw(d_runs), op,
+        cuda::std::equal_to<>{}, reducelab::segmented::kernels::run_sample::always, nullptr);
+  } else {
+    FAIL() << "the stream path does not take these types";
+  }
   CUDA_TRY(cudaDeviceSynchronize());
   const long long num_runs = d_runs[0];
   ASSERT_EQ(num_runs, static_cast<long long>(want_keys.size()));
@@ -1003,6 +1019,103 @@ TEST(LibraryReduceByKey, NaNKeysNeverEqualThemselvesInAnyTile) {
   CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
   EXPECT_EQ(got_key_bits, want_key_bits);
   EXPECT_EQ(got, want);
+}
+
+TEST(LibraryReduceByKey, StreamPathAtEveryRunLength) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // The stream path alone (kernels/stream_runs.cuh, its keys' sample skipped), so that it meets run lengths the entry
+  // would give the one-pass kernel: runs of one, where every warp's stash overflows and its stretch is streamed again;
+  // runs around a warp's stash (stash_runs) and stretch (warp_stretch) and a tile; a run over many tiles; mixed runs;
+  // inputs that end in a partial chunk, a partial stretch, a partial tile.
+  using policy = reducelab::segmented::tuning::by_key_stream_policy;
+  constexpr long long stretch = policy::warp_stretch<int, std::int32_t>;
+  constexpr long long tile = stretch * policy::threads / 32;
+  constexpr long long stash = policy::stash_runs<int, std::int32_t>;
+  const auto both = [](const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
+    expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +", by_key_call::stream_path);
+    expect_by_key<double>(keys, add{}, seed + 1, name + ", double +", by_key_call::stream_path);
+  };
+  both(keys_of_runs(uniform(3 * tile + 77, 1)), 200, "runs of one");
+  for (long long length : {2LL, 3LL, 7LL, 8LL, 127LL, 128LL, 129LL, 256LL, 4096LL, stretch - 1, stretch + 1, tile + 3}) {
+    both(keys_of_runs(uniform(5 * tile / length + 3, length)), 201 + length, "runs of " + std::to_string(length));
+  }
+  // A warp whose runs just fit its stash, and one with one more than fits (keys: stash, stash + 1 heads).
+  for (long long heads : {stash - 1, stash, stash + 1, stash + 2}) {
+    std::vector<long long> lengths = uniform(heads - 1, 1);
+    lengths.push_back(stretch - (heads - 1));
+    lengths.push_back(3 * tile);
+    both(keys_of_runs(lengths), 300 + heads, "a stretch of " + std::to_string(heads) + " heads");
+  }
+  both(keys_of_runs(random_lengths(40'000, 1, 3000, 301)), 302, "runs of 1..3000");
+  std::vector<long long> mixed = random_lengths(200'000, 1, 12, 303);
+  mixed[100'000] = 3 * tile + 5;
+  both(keys_of_runs(mixed), 304, "runs of 1..12 around one over three tiles");
+  both(keys_of_runs({7 * tile + 1}), 305, "one run");
+  for (long long n : {1LL, 2LL, 129LL, 1000LL, stretch + 5, tile - 1, tile + 1}) {
+    std::vector<long long> fives = uniform(n / 5, 5);  // n keys in runs of five, the last one shorter
+    if (n % 5 != 0) fives.push_back(n % 5);
+    both(keys_of_runs(fives), 306 + n, "n = " + std::to_string(n) + " in runs of five");
+  }
+}
+
+TEST(LibraryReduceByKey, StreamPathOverSeveralRoundsOfTheGrid) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // More tiles than the resident grid holds (a block's second and later tiles wait on the previous round's last
+  // block), at the entry's size, through the entry (the keys' sample sends runs of 64 to the stream path).
+  expect_by_key<std::int32_t>(keys_of_runs(uniform((std::int64_t{1} << 25) / 64 + 3, 64)), add{}, 310,
+                              "2^25 in runs of 64, int32 +");
+  expect_by_key<double>(keys_of_runs(random_lengths(600'000, 1, 120, 311)), add{}, 312, "runs of 1..120, double +");
+}
+
+TEST(LibraryReduceByKey, EntrySendsEachInputToAKernelThatServesIt) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // From min_n up the entry launches both kernels and the keys' sample picks one (block/run_density.cuh): long runs,
+  // short runs, long runs in the sample but patches of runs of one between its windows (stash overflows), runs of the
+  // threshold's length; unaligned values and a non-commutative functor go to the one-pass kernel.
+  using policy = reducelab::segmented::tuning::by_key_stream_policy;
+  const std::size_t n = static_cast<std::size_t>(policy::min_n) + 1000;
+  expect_by_key_all_types(keys_of_runs(uniform(n / 256 + 1, 256)), 320, "runs of 256");
+  expect_by_key_all_types(keys_of_runs(uniform(n, 1)), 321, "runs of one");
+  expect_by_key_all_types(keys_of_runs(uniform(n / policy::min_mean_run + 1, policy::min_mean_run)), 322,
+                          "runs of the threshold");
+  std::vector<long long> patchy;  // 2000 runs of one, then a run of 20000, over and over: n keys or a few more
+  for (std::size_t keys = 0; keys < n; keys += 22000) {
+    for (int i = 0; i < 2000; ++i) patchy.push_back(1);
+    patchy.push_back(20000);
+  }
+  expect_by_key_all_types(keys_of_runs(patchy), 323, "patches of runs of one among long runs");
+  expect_by_key<std::int32_t>(keys_of_runs(uniform(n / 256 + 1, 256)), add{}, 324, "unaligned values, int32 +",
+                              by_key_call::entry, 1);
+  expect_by_key<double>(keys_of_runs(uniform(n / 256 + 1, 256)), add{}, 325, "unaligned values, double +",
+                        by_key_call::entry, 1);
+}
+
+TEST(LibraryReduceByKey, StreamPathGivesTheSameBitsEveryRun) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // Double sums on the stream path: its lanes join a run's items in an order fixed by the tiles and the grid alone.
+  std::vector<long long> lengths = random_lengths(40'000, 1, 1000, 330);
+  lengths[20'000] = std::int64_t{1} << 22;
+  const std::vector<int> keys = keys_of_runs(lengths);
+  const std::size_t n = keys.size();
+  const std::vector<double> values = random_values<double>(n, 331);
+  const thrust::device_vector<int> d_keys(keys.begin(), keys.end());
+  const thrust::device_vector<double> d_values(values.begin(), values.end());
+  thrust::device_vector<int> d_unique(n);
+  thrust::device_vector<double> d_out(n);
+  thrust::device_vector<long long> d_runs(1, -1);
+  std::vector<double> first;
+  for (int call = 0; call < 5; ++call) {
+    reducelab::reduce_by_key(raw(d_keys), raw(d_values), n, raw(d_unique), raw(d_out), raw(d_runs), add{});
+    CUDA_TRY(cudaDeviceSynchronize());
+    ASSERT_EQ(static_cast<long long>(d_runs[0]), static_cast<long long>(lengths.size()));
+    std::vector<double> got(lengths.size());
+    CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    if (call == 0) {
+      first = got;
+      continue;
+    }
+    ASSERT_EQ(std::memcmp(got.data(), first.data(), got.size() * sizeof(double)), 0) << "call " << call;
+  }
 }
 
 TEST(LibraryReduceByKey, EmptyInputWritesZeroRuns) {

@@ -448,4 +448,29 @@ constexpr int by_key_min_blocks(int threads) {
   return blocks >= 1 ? blocks : 1;
 }
 
+// reduce_by_key's stream path (kernels/stream_runs.cuh), for commutative functors over 4- and 8-byte keys and values:
+// the shape of scripts/harness/by_key_stream_proxy.cu's joined_2 row (blocks of 8 warps, 4 a SM, two chunks of 128
+// items loaded before any is used), which on the H200 read runs of 256 and 4096 at 81 % of peak (2^26 int32 keys and
+// values; the one-pass kernel 46-49 %) and runs of one at 17 % (the one-pass kernel 65 %): hence the keys' sample
+// (block/run_density.cuh) and min_mean_run. The tile (8 warps x warp_stretch items) bounds the runs a block must keep
+// in its shared-memory stash (stash_bytes) before it knows their places: 640 runs a warp for 8-byte pairs, so a warp
+// overflows (and streams its stretch a second time) only where its runs average under 6 items (warp_stretch).
+struct by_key_stream_policy {
+  static constexpr int threads = 256;
+  // resident blocks per SM the registers must allow: under 4, int32 keys with doubles spilled 48 bytes (64 registers)
+  template <class KeyT, class T>
+  static constexpr int min_blocks = sizeof(KeyT) + sizeof(T) <= 8 ? 4 : 3;
+  static constexpr int chunks = 2;                      // chunks of 128 items a warp loads before using any
+  static constexpr std::size_t stash_bytes = 40 * 1024;  // a tile's runs, before their places are known
+  template <class KeyT, class T>
+  static constexpr int stash_runs = static_cast<int>(stash_bytes / (threads / 32) / (sizeof(KeyT) + sizeof(T)));
+  static constexpr int min_mean_run = 8;  // the sample's runs must average this many keys
+  // Items a warp streams per tile: as many as its stash holds runs of 6 (a multiple of chunks x 128 items), so that
+  // runs of min_mean_run fit with room. With 4096 for every pair, doubles in runs of 8 (512 a stretch, 426 fit)
+  // overflowed every warp and took 1.6x the one-pass kernel's time (H200, 2^26, stop 60).
+  template <class KeyT, class T>
+  static constexpr long long warp_stretch = stash_runs<KeyT, T> * 6LL / (chunks * 128) * (chunks * 128);
+  static constexpr long long min_n = 1LL << 22;  // below, the one-pass kernel alone (no sample, one launch)
+};
+
 }  // namespace reducelab::segmented::tuning

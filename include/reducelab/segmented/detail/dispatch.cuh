@@ -9,14 +9,18 @@
 //               offsets of a virtual layout with the segments end to end, and the same merge-path pass runs over it,
 //               reading each element where its segment really is. Balanced like the flat path, at the price of the scan
 //               (one read of both offset arrays, one write and read of the scanned offsets).
-//   by key      one pass over keys and values, a block per tile (kernels/reduce_runs.cuh); no offsets.
+//   by key      one pass over keys and values, a block per tile (kernels/reduce_runs.cuh); no offsets. From
+//               tuning::by_key_stream_policy::min_n keys up, for commutative functors over 4- and 8-byte items, the
+//               stream path (kernels/stream_runs.cuh) beside it, each kernel on a resident grid, the keys' sample
+//               choosing which one works (block/run_density.cuh).
 //
-// Workspace: the one-array path's carry slots (a size fixed by the value type and the device) come from the stream's
-// own workspace, as the scalar reduction's partials do (carries_workspace below). The general path and reduce_by_key
-// need space that grows with the segment or element count: allocated per call with cudaMallocAsync and released with
-// cudaFreeAsync on the caller's stream (stream ordered, and legal while the stream is captured into a graph, where it
-// becomes allocation nodes), which costs the pool's work on the stream at each call (about 1.5 us on an H100 for the
-// scalar reduction, detail/resources.hpp); left as is until those paths are measured.
+// Workspace: the one-array path's carry slots (a size fixed by the value type and the device) and reduce_by_key's
+// look-back slots (two per tile: they grow with n) come from the stream's own workspace, as the scalar reduction's
+// partials do (carries_workspace, run_workspace below). The general path needs space that grows with the segment
+// count: allocated per call with cudaMallocAsync and released with cudaFreeAsync on the caller's stream (stream
+// ordered, and legal while the stream is captured into a graph, where it becomes allocation nodes), which costs the
+// pool's work on the stream at each call, and more after a synchronization has handed the pool's memory back (as
+// reduce_by_key's calls showed until stop 60, run_workspace); left as is until that path is measured.
 #pragma once
 
 #include "reducelab/core/error.hpp"
@@ -26,6 +30,7 @@
 #include "reducelab/detail/resources.hpp"
 #include "reducelab/segmented/kernels/merge_path_segments.cuh"
 #include "reducelab/segmented/kernels/reduce_runs.cuh"
+#include "reducelab/segmented/kernels/stream_runs.cuh"
 #include "reducelab/segmented/tuning.hpp"
 
 #include <cub/device/device_scan.cuh>
@@ -37,7 +42,9 @@
 #include <array>
 #include <climits>
 #include <atomic>
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 
 namespace reducelab::segmented::detail {
@@ -240,8 +247,63 @@ void general_segmented_reduce(const T* in, const OffsetT* begins, const OffsetT*
                          dev);
 }
 
-/// reduce_by_key in one pass (kernels/reduce_runs.cuh): a block per tile of Threads x Items keys and values. The
-/// workspace (two look-back slots per tile) grows with n: from the stream's pool at each call. MinBlocks is the
+/// Blocks of `Kernel` (of `threads` threads) an SM keeps resident: the occupancy calculator, read once per device.
+template <auto Kernel>
+long long resident_blocks(const device_properties& dev, int threads) {
+  static std::array<std::atomic<int>, max_devices> cached{};
+  int per_sm = cached[dev.ordinal].load(std::memory_order_relaxed);
+  if (per_sm == 0) {
+    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, 0));
+    if (per_sm < 1) per_sm = 1;
+    cached[dev.ordinal].store(per_sm, std::memory_order_relaxed);
+  }
+  return static_cast<long long>(per_sm) * dev.sm_count;
+}
+
+/// The look-back slots of a launch of `tiles` tiles: run counts, then carries of T.
+template <class T>
+struct run_slots {
+  carry_slots<long long> counts;
+  carry_slots<T> carries;
+  static std::size_t bytes_for(long long tiles) {
+    return align_up(carry_slots<long long>::bytes_for(tiles)) + align_up(carry_slots<T>::bytes_for(tiles));
+  }
+  static run_slots carve(unsigned char* bytes, long long tiles, unsigned long long epoch) {
+    return {carry_slots<long long>::carve(bytes, tiles, epoch),
+            carry_slots<T>::carve(bytes + align_up(carry_slots<long long>::bytes_for(tiles)), tiles, epoch)};
+  }
+};
+
+template <int Threads, int Items, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
+constexpr auto one_pass_kernel() {
+  constexpr int min_blocks = MinBlocks > 0 ? MinBlocks : tuning::by_key_min_blocks<KeyT, T>(Threads);
+  return &kernels::reduce_runs<Threads, Items, min_blocks, KeyT, T, NumRunsT, OpT, EqualT>;
+}
+
+/// reduce_by_key's workspace (its look-back slots: two per tile, so it grows with n): the stream's own, as the
+/// one-array path's (carries_workspace), grown to the next power of two so that a caller stepping n up grows it a few
+/// times only (each growth keeps the old buffer until exit: detail/resources.hpp). Until stop 60 it was borrowed from
+/// the stream's pool at every call, which cost the by-key calls timed after a synchronization (the compare's cold
+/// samples) tens of microseconds, varying from call to call: the pool had handed its memory back at the
+/// synchronization (scripts/harness/by_key_stream_proxy.cu, H200, results/NVIDIA_H200-segmented/by-key-stream-path.txt).
+class run_workspace {
+  static std::size_t power_of_two_at_least(std::size_t bytes) {
+    std::size_t p = 64 * 1024;
+    while (p < bytes) p *= 2;
+    return p;
+  }
+
+ public:
+  run_workspace(std::size_t bytes, cudaStream_t stream, int device)
+      : memory_(power_of_two_at_least(bytes), stream, device) {}
+  unsigned char* bytes() const { return memory_.bytes(); }
+
+ private:
+  carries_workspace memory_;
+};
+
+/// reduce_by_key in one pass (kernels/reduce_runs.cuh): a block per tile of Threads x Items keys and values, its
+/// look-back slots in the stream's workspace (run_workspace). MinBlocks is the
 /// kernel's __launch_bounds__ minimum; 0, the entry's, takes tuning::by_key_min_blocks (a harness names another to
 /// measure a shape the table does not hold).
 template <int Threads, int Items, int MinBlocks = 0, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
@@ -249,22 +311,82 @@ void reduce_runs_one_pass(const KeyT* keys, const T* values, long long n, KeyT* 
                           NumRunsT* num_runs, OpT op, EqualT equal, cudaStream_t stream) {
   constexpr long long tile = static_cast<long long>(Threads) * Items;
   const long long tiles = (n + tile - 1) / tile;
-  const std::size_t count_bytes = align_up(carry_slots<long long>::bytes_for(tiles));
-  const std::size_t value_bytes = align_up(carry_slots<T>::bytes_for(tiles));
-  stream_allocation workspace(count_bytes + value_bytes, stream);
-  clear_if_captured(workspace.bytes(), count_bytes + value_bytes, stream);
+  const std::size_t bytes = run_slots<T>::bytes_for(tiles);
+  run_workspace workspace(bytes, stream, ::reducelab::detail::current_device_properties().ordinal);
+  const auto slots = run_slots<T>::carve(workspace.bytes(), tiles, ::reducelab::detail::next_epoch());
+  one_pass_kernel<Threads, Items, MinBlocks, KeyT, T, NumRunsT, OpT, EqualT>()<<<static_cast<unsigned>(tiles), Threads,
+                                                                                0, stream>>>(
+      keys, values, n, unique_keys, values_out, num_runs, op, equal, slots.counts, slots.carries,
+      block::run_choice{nullptr, nullptr, 0, 0});
+  CUDA_TRY_LAUNCH();
+}
+
+/// Whether reduce_by_key may take the stream path (kernels/stream_runs.cuh) for these types: a commutative functor
+/// (its lanes join a run's items out of order) and keys and values of 4 or 8 bytes (agent/run_stretch.cuh).
+template <class KeyT, class T, class OpT>
+inline constexpr bool streams_runs = is_commutative_v<OpT> && agent::run_stretch_types<KeyT, T>;
+
+/// reduce_by_key's stream path (kernels/stream_runs.cuh) on a resident grid. With run_sample::if_long (the entry's)
+/// the one-pass kernel follows on a resident grid too, claiming its tiles from a counter; the stream path's block 0
+/// reads the keys' sample and exactly one of the two works (block/run_density.cuh). With run_sample::always the stream path works alone, at any run length (tests, harnesses).
+/// keys and values must be aligned to 4 items (the entry sends unaligned ones to the one-pass kernel).
+template <class PolicyT, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
+void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
+                          NumRunsT* num_runs, OpT op, EqualT equal, kernels::run_sample sample, cudaStream_t stream) {
+  static_assert(streams_runs<KeyT, T, OpT>, "reducelab: the stream path takes commutative functors over 4- and "
+                                            "8-byte keys and values");
+  REDUCELAB_EXPECTS(reinterpret_cast<std::uintptr_t>(keys) % (4 * sizeof(KeyT)) == 0 &&
+                        reinterpret_cast<std::uintptr_t>(values) % (4 * sizeof(T)) == 0,
+                    "reducelab: reduce_by_key's stream path needs keys and values aligned to 4 items");
+  REDUCELAB_EXPECTS(sample == kernels::run_sample::always ||
+                        n >= static_cast<long long>(block::run_sample_windows) * block::run_sample_window,
+                    "reducelab: reduce_by_key's keys sample needs n >= 4096");
+  const device_properties dev = ::reducelab::detail::current_device_properties();
+  constexpr long long tile = static_cast<long long>(PolicyT::threads / 32) * PolicyT::template warp_stretch<KeyT, T>;
+  const long long tiles = (n + tile - 1) / tile;
+  constexpr int one_threads = tuning::by_key_threads;
+  constexpr long long one_tile = static_cast<long long>(one_threads) * tuning::by_key_items<KeyT, T>;
+  const long long one_tiles = sample == kernels::run_sample::always ? 0 : (n + one_tile - 1) / one_tile;
+  // The workspace: the choice and the one-pass kernel's tile counter, the stream path's slots, the one-pass kernel's.
+  constexpr std::size_t control_bytes = 256;
+  static_assert(sizeof(::reducelab::grid::tagged_partial<int>) + sizeof(unsigned long long) <= control_bytes);
+  const std::size_t stream_bytes = run_slots<T>::bytes_for(tiles);
+  const std::size_t bytes = control_bytes + stream_bytes + (one_tiles > 0 ? run_slots<T>::bytes_for(one_tiles) : 0);
+  run_workspace workspace(bytes, stream, dev.ordinal);
   const unsigned long long epoch = ::reducelab::detail::next_epoch();
-  const auto counts = carry_slots<long long>::carve(workspace.bytes(), tiles, epoch);
-  const auto carries = carry_slots<T>::carve(workspace.bytes() + count_bytes, tiles, epoch);
-  constexpr int min_blocks = MinBlocks > 0 ? MinBlocks : tuning::by_key_min_blocks<KeyT, T>(Threads);
-  kernels::reduce_runs<Threads, Items, min_blocks><<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(
-      keys, values, n, unique_keys, values_out, num_runs, op, equal, counts, carries);
+  constexpr auto one_kernel = one_pass_kernel<one_threads, tuning::by_key_items<KeyT, T>, 0, KeyT, T, NumRunsT, OpT,
+                                              EqualT>();
+  const long long one_grid = one_tiles > 0 ? std::min(one_tiles, resident_blocks<one_kernel>(dev, one_threads)) : 0;
+  block::run_choice choice{reinterpret_cast<::reducelab::grid::tagged_partial<int>*>(workspace.bytes()),
+                           reinterpret_cast<unsigned long long*>(workspace.bytes() + 128), one_grid, epoch};
+  if (one_tiles == 0) choice.next_tile = nullptr;
+  const auto slots = run_slots<T>::carve(workspace.bytes() + control_bytes, tiles, epoch);
+  constexpr auto stream_kernel =
+      &kernels::stream_runs<PolicyT, PolicyT::template min_blocks<KeyT, T>, KeyT, T, NumRunsT, OpT, EqualT>;
+  const long long grid = std::min(tiles, resident_blocks<stream_kernel>(dev, PolicyT::threads));
+  stream_kernel<<<static_cast<unsigned>(grid), PolicyT::threads, 0, stream>>>(
+      keys, values, n, unique_keys, values_out, num_runs, op, equal, sample, choice, slots.counts, slots.carries);
+  CUDA_TRY_LAUNCH();
+  if (one_tiles == 0) return;
+  const auto one_slots = run_slots<T>::carve(workspace.bytes() + control_bytes + stream_bytes, one_tiles, epoch);
+  one_kernel<<<static_cast<unsigned>(one_grid), one_threads, 0, stream>>>(
+      keys, values, n, unique_keys, values_out, num_runs, op, equal, one_slots.counts, one_slots.carries, choice);
   CUDA_TRY_LAUNCH();
 }
 
 template <class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 void reduce_by_key(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
                    NumRunsT* num_runs, OpT op, EqualT equal, cudaStream_t stream) {
+  using stream_policy = tuning::by_key_stream_policy;
+  if constexpr (streams_runs<KeyT, T, OpT>) {
+    const bool aligned = reinterpret_cast<std::uintptr_t>(keys) % (4 * sizeof(KeyT)) == 0 &&
+                         reinterpret_cast<std::uintptr_t>(values) % (4 * sizeof(T)) == 0;
+    if (n >= stream_policy::min_n && aligned) {
+      reduce_runs_streamed<stream_policy>(keys, values, n, unique_keys, values_out, num_runs, op, equal,
+                                          kernels::run_sample::if_long, stream);
+      return;
+    }
+  }
   reduce_runs_one_pass<tuning::by_key_threads, tuning::by_key_items<KeyT, T>>(keys, values, n, unique_keys, values_out,
                                                                               num_runs, op, equal, stream);
 }

@@ -54,6 +54,15 @@ struct carry_slots {
   }
 };
 
+/// Run and segment counts are looked back with this (look_back below asks for a functor with an identity).
+struct count_sum {
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{0};
+  }
+  __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
+};
+
 /// Publish block `block`'s carry (one thread calls it): as a prefix when its segment starts in it, else as an
 /// aggregate. Never both: a look-back must tell, from what it sees, where the segment starts.
 template <class T>

@@ -32,6 +32,7 @@
 #include "reducelab/block/block_reduce.cuh"
 #include "reducelab/core/traits.hpp"
 #include "reducelab/segmented/block/block_segmented_scan.cuh"
+#include "reducelab/segmented/block/run_density.cuh"
 #include "reducelab/segmented/grid/segment_carries.cuh"
 #include "reducelab/segmented/merge_path.cuh"
 #include "reducelab/segmented/tuning.hpp"
@@ -44,15 +45,6 @@
 #include <cstddef>
 
 namespace reducelab::segmented::kernels {
-
-/// The run counts' look-back joins them with this (grid/segment_carries.cuh asks for a functor with an identity).
-struct count_sum {
-  template <class T>
-  static constexpr __host__ __device__ T identity() {
-    return T{0};
-  }
-  __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
-};
 
 template <int Threads, int Items, class KeyT, class T>
 struct run_tile_storage {
@@ -94,9 +86,8 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
                                                 long long n, KeyT* __restrict__ unique_keys,
                                                 T* __restrict__ values_out, NumRunsT* num_runs, OpT op, EqualT equal,
                                                 const grid::carry_slots<long long>& counts,
-                                                const grid::carry_slots<T>& carries, StorageT& s) {
+                                                const grid::carry_slots<T>& carries, StorageT& s, long long b) {
   constexpr long long tile = StorageT::tile;
-  const long long b = blockIdx.x;
   const long long start = b * tile;
   const int valid = Guarded ? static_cast<int>(n - start < tile ? n - start : tile) : static_cast<int>(tile);
   const int tid = static_cast<int>(threadIdx.x);
@@ -190,7 +181,7 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
   }
   long long runs_before = 0;
   if (b > 0) {
-    runs_before = grid::look_back<Threads>(counts, b, count_sum{}, s.work.count_look_back);
+    runs_before = grid::look_back<Threads>(counts, b, grid::count_sum{}, s.work.count_look_back);
     if (tid == 0) {
       s.runs_before = runs_before;
       ::reducelab::grid::publish(counts.prefixes + b, runs_before + tile_heads, counts.epoch);
@@ -233,26 +224,47 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
 }
 
 /// Block b reduces the runs of tile b ([b * tile, (b + 1) * tile) of n), writes the keys of those that start in it
-/// and the values of those that end in it, and (the last tile) the run count. MinBlocks is the __launch_bounds__
-/// minimum (tuning::by_key_min_blocks); it is a parameter so that the kernel's name states it, which
-/// scripts/check_kernel_resources.py reads.
+/// and the values of those that end in it, and (the last tile) the run count. The host launches a block per tile; or,
+/// beside the stream path (kernels/stream_runs.cuh, `choice.chosen` not null), fewer blocks, which leave at once
+/// unless the stream path's block 0 chose this kernel, and then take tile after tile, claimed from a counter so that
+/// a tile is only ever claimed after every tile below it (each waits on those only, as with a block per tile).
+/// MinBlocks is the __launch_bounds__ minimum (tuning::by_key_min_blocks); it is a parameter so that the kernel's
+/// name states it, which scripts/check_kernel_resources.py reads.
 template <int Threads, int Items, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     reduce_runs(const KeyT* __restrict__ keys, const T* __restrict__ values, long long n,
                 KeyT* __restrict__ unique_keys, T* __restrict__ values_out, NumRunsT* num_runs, OpT op,
-                EqualT equal, grid::carry_slots<long long> counts, grid::carry_slots<T> carries) {
+                EqualT equal, grid::carry_slots<long long> counts, grid::carry_slots<T> carries,
+                block::run_choice choice) {
   using storage_t = run_tile_storage<Threads, Items, KeyT, T>;
   // Never constructed: a value type with a default member initializer would make the union's constructor deleted.
   __shared__ cub::Uninitialized<storage_t> raw;
   storage_t& s = raw.Alias();
+  __shared__ long long claimed;
+  const bool beside_stream_path = choice.chosen != nullptr;
+  if (beside_stream_path) {
+    if (threadIdx.x == 0) {
+      claimed = choice.wait() == block::run_choice::one_pass ? static_cast<long long>(blockIdx.x) : -1LL;
+    }
+    __syncthreads();
+    if (claimed < 0) return;
+  }
   constexpr long long tile = storage_t::tile;
-  const long long start = static_cast<long long>(blockIdx.x) * tile;
-  if (blockIdx.x > 0 && start + tile < n) {  // a whole tile with input on both sides
-    reduce_run_tile<false, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts,
-                                           carries, s);
-  } else {
-    reduce_run_tile<true, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts,
-                                          carries, s);
+  const long long tiles = (n + tile - 1) / tile;
+  for (long long t = blockIdx.x; t < tiles;) {
+    const long long start = t * tile;
+    if (t > 0 && start + tile < n) {  // a whole tile with input on both sides
+      reduce_run_tile<false, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts,
+                                             carries, s, t);
+    } else {
+      reduce_run_tile<true, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts,
+                                            carries, s, t);
+    }
+    if (!beside_stream_path) break;
+    __syncthreads();  // the tile's shared memory is free for the next
+    if (threadIdx.x == 0) claimed = static_cast<long long>(atomicAdd(choice.next_tile, 1ULL));
+    __syncthreads();
+    t = claimed;
   }
 }
 

@@ -1,0 +1,182 @@
+// One warp of reduce_by_key's stream path (kernels/stream_runs.cuh): it streams one contiguous stretch of keys and
+// values, 128 items a chunk (4 consecutive items a lane, read as 16-byte vectors of keys and of values), Chunks chunks
+// loaded before any is used, and hands out each run's key at its head and each run's value where the run closes.
+//
+// Why a warp and a stretch rather than the one-pass kernel's tiles (kernels/reduce_runs.cuh): a chunk in which no run
+// starts costs one combine a lane, and the runs' positions need one look-back per block-wide stretch, not one per tile
+// with a block scan before it. On the H200 (scripts/harness/by_key_stream_proxy.cu, 2^26 int32 keys and values, plus)
+// a resident grid of such warps read runs of 256 at 81-85 % of peak where the one-pass kernel reads them at 48 %; at
+// runs of one the chunks are all heads and the one-pass kernel is two to four times faster, which is why the kernel
+// probes the keys first (block/run_density.cuh) and leaves dense keys to it.
+//
+// Commutative functors only: a lane adds its items of chunk after chunk into its own accumulator, and the lanes'
+// accumulators are joined only when a run closes, so the items of a run are not joined in input order.
+#pragma once
+
+#include "reducelab/core/traits.hpp"
+#include "reducelab/segmented/merge_path.cuh"
+#include "reducelab/segmented/warp/warp_segmented_scan.cuh"
+#include "reducelab/warp/shuffle.cuh"
+
+#include <cuda/std/type_traits>
+
+namespace reducelab::segmented::agent {
+
+inline constexpr int run_chunk_items = 128;  // a warp's chunk: 32 lanes x 4 consecutive items
+
+/// Four consecutive items, aligned so that they load as one 16-byte vector (two for 8-byte items).
+template <class T>
+struct alignas(4 * sizeof(T)) run_quad {
+  T x[4];
+};
+
+/// Whether a key and a value type fit the path: 4- or 8-byte items (a quad is one or two 16-byte vectors).
+template <class KeyT, class T>
+inline constexpr bool run_stretch_types = (sizeof(KeyT) == 4 || sizeof(KeyT) == 8) &&
+                                          (sizeof(T) == 4 || sizeof(T) == 8) && alignof(KeyT) <= sizeof(KeyT) &&
+                                          alignof(T) <= sizeof(T);
+
+/// What a warp leaves besides the runs it handed out (the same in every lane).
+template <class KeyT, class T>
+struct run_stretch_pieces {
+  int heads;      // runs that start in the stretch
+  T leading;      // the stretch's items before its first head (all of them when it has none)
+  T trailing;     // its items from its last head on (all of them when it has none)
+  KeyT last_key;  // the key of its last item
+};
+
+/// Streams [begin, end) (begin < end <= n, begin a multiple of 128 items from an aligned start) and, for the h-th head
+/// of the stretch, calls emit.key(h, key at it) and, when h > 0, emit.value(h - 1, the run that head closes): the run
+/// its (h - 1)-th head started. The run closed by head 0 (it began before the stretch) is the leading piece; the run
+/// in progress at the end, the trailing one. Every lane of the warp calls it together.
+template <int Chunks, class KeyT, class T, class OpT, class EqualT, class EmitT>
+__device__ __forceinline__ run_stretch_pieces<KeyT, T> stream_run_stretch(const KeyT* __restrict__ keys,
+                                                                         const T* __restrict__ values, long long begin,
+                                                                         long long end, OpT op, EqualT equal,
+                                                                         EmitT& emit) {
+  namespace rw = ::reducelab::warp;
+  const int lane = static_cast<int>(threadIdx.x) % rw::threads_per_warp;
+  const T id = identity_of<OpT, T>();
+  // The key before the stretch; item 0 of the input always starts a run.
+  const bool starts_input = begin == 0;
+  KeyT carry_key = keys[starts_input ? 0 : begin - 1];
+  const KeyT end_key = keys[end - 1];  // fills a partial last chunk: its fill starts no run
+  T run = id;       // the run in progress up to the last chunk with a head (the same in every lane)
+  T lane_acc = id;  // this lane's items since then
+  T leading = id;
+  int heads_seen = 0;
+
+  // One chunk: k and v hold this lane's 4 items; `avail` items of the chunk are real (Guarded: the rest are fill).
+  auto chunk = [&](const KeyT (&k)[4], const T (&v)[4], bool guarded, long long avail, bool first_of_input) {
+    KeyT before = rw::shfl_idx(k[3], lane > 0 ? lane - 1 : 0);
+    if (lane == 0) before = carry_key;
+    carry_key = rw::shfl_idx(k[3], rw::threads_per_warp - 1);
+    bool h[4];
+    h[0] = !equal(before, k[0]) || (first_of_input && lane == 0);
+#pragma unroll
+    for (int j = 1; j < 4; ++j) h[j] = !equal(k[j - 1], k[j]);
+    if (guarded) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) h[j] = h[j] && lane * 4 + j < avail;
+    }
+    const bool any = h[0] || h[1] || h[2] || h[3];
+    const unsigned with_heads = __ballot_sync(rw::full_mask, any);
+    if (with_heads == 0) {  // most chunks of long runs
+      lane_acc = op(lane_acc, op(op(v[0], v[1]), op(v[2], v[3])));
+      return;
+    }
+    // The run in progress when the chunk starts: `run` and every lane's accumulator.
+    T in = lane_acc;
+#pragma unroll
+    for (int d = rw::threads_per_warp / 2; d > 0; d /= 2) in = op(in, rw::shfl_xor(in, d));
+    in = op(run, in);
+    lane_acc = id;
+    // This lane's items before its first head (lead) and from its last head (tail).
+    T lead = id, tail = id;
+    bool started = false;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      if (h[j]) {
+        started = true;
+        tail = id;
+      }
+      if (started) tail = op(tail, v[j]);
+      else lead = op(lead, v[j]);
+    }
+    // The run in progress where each lane starts: a segmented scan of the lanes' pieces, then one lane up.
+    const flagged<T> inclusive = warp::inclusive_scan(flagged<T>{any ? tail : lead, any}, op);
+    flagged<T> before_lane = warp::shfl_up(inclusive, 1);
+    if (lane == 0) before_lane = flagged<T>{id, false};
+    const T entering = before_lane.closed ? before_lane.value : op(in, before_lane.value);
+    // The stretch's index of this lane's first head: heads in earlier chunks, then in earlier lanes.
+    const int lane_heads = static_cast<int>(h[0]) + h[1] + h[2] + h[3];
+    int at = lane_heads;
+#pragma unroll
+    for (int d = 1; d < rw::threads_per_warp; d *= 2) {
+      const int o = __shfl_up_sync(rw::full_mask, at, d);
+      if (lane >= d) at += o;
+    }
+    const int chunk_heads = __shfl_sync(rw::full_mask, at, rw::threads_per_warp - 1);
+    if (any) {
+      int index = heads_seen + at - lane_heads;
+      T acc = entering;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        if (h[j]) {
+          if (index == 0) {
+            leading = acc;
+          } else {
+            emit.value(index - 1, acc);
+          }
+          emit.key(index, k[j]);
+          ++index;
+          acc = id;
+        }
+        acc = op(acc, v[j]);
+      }
+    }
+    if (heads_seen == 0) leading = rw::shfl_idx(leading, __ffs(static_cast<int>(with_heads)) - 1);
+    heads_seen += chunk_heads;
+    const flagged<T> last = rw::shfl_idx(inclusive, rw::threads_per_warp - 1);
+    run = last.closed ? last.value : op(in, last.value);
+  };
+
+  long long base = begin;
+  bool first_of_input = starts_input;
+  // Whole groups of Chunks chunks: every load issued before any is used.
+  for (; base + static_cast<long long>(run_chunk_items) * Chunks <= end; base += run_chunk_items * Chunks) {
+    run_quad<KeyT> kq[Chunks];
+    run_quad<T> vq[Chunks];
+#pragma unroll
+    for (int c = 0; c < Chunks; ++c) {
+      const long long at = base + c * run_chunk_items + lane * 4;
+      kq[c] = *reinterpret_cast<const run_quad<KeyT>*>(keys + at);
+      vq[c] = *reinterpret_cast<const run_quad<T>*>(values + at);
+    }
+#pragma unroll
+    for (int c = 0; c < Chunks; ++c) {
+      chunk(kq[c].x, vq[c].x, false, run_chunk_items, first_of_input && c == 0);
+    }
+    first_of_input = false;
+  }
+  // The rest, a chunk at a time, item by item past the end (the stretch's last chunk may be partial).
+  for (; base < end; base += run_chunk_items) {
+    KeyT k[4];
+    T v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const long long at = base + lane * 4 + j;
+      k[j] = at < end ? keys[at] : end_key;
+      v[j] = at < end ? values[at] : id;
+    }
+    chunk(k, v, true, end - base, first_of_input);
+    first_of_input = false;
+  }
+  T total = lane_acc;
+#pragma unroll
+  for (int d = rw::threads_per_warp / 2; d > 0; d /= 2) total = op(total, rw::shfl_xor(total, d));
+  const T trailing = op(run, total);
+  return {heads_seen, heads_seen > 0 ? leading : trailing, trailing, carry_key};
+}
+
+}  // namespace reducelab::segmented::agent

@@ -1,0 +1,191 @@
+// reduce_by_key's stream path, for long runs and commutative functors: a resident grid whose warps each stream a
+// contiguous stretch of keys and values (agent/run_stretch.cuh), a block's 8 warps one tile of consecutive stretches.
+//
+// A block takes tiles blockIdx.x, blockIdx.x + gridDim.x, ...; for each, its warps stream their stretches and keep
+// the runs they hand out in shared memory (the stash: keys at their heads, values where they close), the block joins
+// its warps in order, publishes its head count and the run in progress at its end, and looks back once over the tiles
+// before it (grid/segment_carries.cuh, the one-pass kernel's protocol) for the runs before the tile and for the run in
+// progress at its start. Then each warp stores its stashed runs at their places, in coalesced stores, and the value
+// of the run its first head closes. A warp whose stretch holds more runs than its part of the stash streams the
+// stretch again once it knows its place, storing the runs past it directly (correct at any run length; the keys'
+// sample, block/run_density.cuh, keeps dense keys away from this kernel, so it is rare).
+//
+// Tile t waits only on tiles below it: in the same round they belong to lower blocks, in an earlier round to blocks
+// that have finished it. Every block of the grid must therefore be resident at once (the grid is the occupancy
+// calculator's blocks per SM times the SMs, as the merge-path pass's is).
+#pragma once
+
+#include "reducelab/block/block_reduce.cuh"
+#include "reducelab/core/traits.hpp"
+#include "reducelab/segmented/agent/run_stretch.cuh"
+#include "reducelab/segmented/block/run_density.cuh"
+#include "reducelab/segmented/grid/segment_carries.cuh"
+#include "reducelab/segmented/tuning.hpp"
+
+#include <cub/util_type.cuh>
+
+namespace reducelab::segmented::kernels {
+
+/// What a launch of the stream path does with the keys' sample: `always` skips it (tests and harnesses), `if_long`
+/// works only when the sample's runs average at least the policy's min_mean_run (block/run_density.cuh); either way
+/// its block 0 publishes the choice.
+enum class run_sample { always, if_long };
+
+template <class PolicyT, class KeyT, class T>
+struct stream_runs_storage {
+  static constexpr int warps = PolicyT::threads / 32;
+  static constexpr int stash = PolicyT::template stash_runs<KeyT, T>;  // runs per warp
+  KeyT keys[warps][stash];    // the runs each warp's heads start, in order
+  T values[warps][stash];     // the runs each warp closes (after its first head), in order
+  agent::run_stretch_pieces<KeyT, T> pieces[warps];
+  T crossing[warps];          // the run each warp's first head closes, without the tile's carry-in if flagged
+  bool uses_carry_in[warps];  // no head before it in the tile
+  int heads_before[warps];    // in the tile
+  int tile_heads;
+  bool tile_has_head;
+  T tile_carry;               // the run in progress at the tile's end (without the carry-in if no head)
+  long long runs_before;
+  T carry_in;
+  union {
+    ::reducelab::block::reduce_storage<long long, PolicyT::threads> counts;
+    ::reducelab::block::reduce_storage<T, PolicyT::threads> carries;
+  } look_back;
+};
+
+/// Stores a warp's runs in its part of the stash, up to its capacity (pass 1), or the runs past it at their places
+/// in the output (pass 2, `first` the output index of the warp's first head).
+template <bool ToStash, class KeyT, class T>
+struct run_emitter {
+  KeyT* keys;
+  T* values;
+  int stash;
+  long long first;
+  __device__ __forceinline__ void key(int index, const KeyT& k) const {
+    if (ToStash ? index < stash : index >= stash) keys[ToStash ? index : first + index] = k;
+  }
+  __device__ __forceinline__ void value(int index, const T& v) const {
+    if (ToStash ? index < stash : index >= stash) values[ToStash ? index : first + index] = v;
+  }
+};
+
+/// Tiles of PolicyT::threads / 32 warps x PolicyT::warp_stretch<KeyT, T> items over [0, n); keys and values aligned to 4 items.
+/// MinBlocks: the __launch_bounds__ minimum, PolicyT::min_blocks<KeyT, T> (a parameter, so the kernel's name states it).
+template <class PolicyT, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
+__global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
+    stream_runs(const KeyT* __restrict__ keys, const T* __restrict__ values, long long n, KeyT* __restrict__ unique_keys,
+                T* __restrict__ values_out, NumRunsT* num_runs, OpT op, EqualT equal, run_sample sample,
+                block::run_choice choice, grid::carry_slots<long long> counts, grid::carry_slots<T> carries) {
+  using storage_t = stream_runs_storage<PolicyT, KeyT, T>;
+  __shared__ cub::Uninitialized<storage_t> raw;  // never constructed (a value type may have default initializers)
+  storage_t& s = raw.Alias();
+  // Block 0 chooses (and sets the one-pass kernel's tile counter, which that kernel reads after this one); the others
+  // wait for its choice.
+  __shared__ bool works;
+  if (blockIdx.x == 0) {
+    const bool long_runs =
+        sample == run_sample::always || block::runs_average_at_least(keys, n, equal, PolicyT::min_mean_run);
+    if (threadIdx.x == 0) {
+      if (choice.next_tile != nullptr) atomicExch(choice.next_tile, static_cast<unsigned long long>(choice.first_wave));
+      __threadfence();
+      const int chosen = long_runs ? block::run_choice::stream_path : block::run_choice::one_pass;
+      ::reducelab::grid::publish(choice.chosen, chosen, choice.epoch);
+    }
+  }
+  if (threadIdx.x == 0) works = choice.wait() == block::run_choice::stream_path;
+  __syncthreads();
+  if (!works) return;
+
+  constexpr int warps = storage_t::warps;
+  constexpr long long stretch = PolicyT::template warp_stretch<KeyT, T>;
+  constexpr long long tile = warps * stretch;
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const long long tiles = (n + tile - 1) / tile;
+  const T id = identity_of<OpT, T>();
+
+  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const long long begin = t * tile + warp * stretch;
+    const long long end = begin + stretch < n ? begin + stretch : n;
+    const bool active = begin < n;
+    if (active) {
+      run_emitter<true, KeyT, T> stash{s.keys[warp], s.values[warp], storage_t::stash, 0};
+      const auto p = agent::stream_run_stretch<PolicyT::chunks>(keys, values, begin, end, op, equal, stash);
+      if (lane == 0) s.pieces[warp] = p;
+    }
+    __syncthreads();
+
+    // Join the warps in order (thread 0): the tile's heads, and the run in progress after each warp.
+    if (threadIdx.x == 0) {
+      int heads = 0;
+      bool any = false;
+      T carry = id;
+      for (int i = 0; i < warps && t * tile + i * stretch < n; ++i) {
+        const agent::run_stretch_pieces<KeyT, T>& r = s.pieces[i];
+        s.heads_before[i] = heads;
+        if (r.heads > 0) {
+          s.crossing[i] = op(carry, r.leading);
+          s.uses_carry_in[i] = !any;
+          carry = r.trailing;
+          any = true;
+        } else {
+          carry = op(carry, r.leading);
+        }
+        heads += r.heads;
+      }
+      s.tile_heads = heads;
+      s.tile_has_head = any;
+      s.tile_carry = carry;
+      if (t == 0) {
+        ::reducelab::grid::publish(counts.prefixes, static_cast<long long>(heads), counts.epoch);
+      } else {
+        ::reducelab::grid::publish(counts.aggregates + t, static_cast<long long>(heads), counts.epoch);
+      }
+      grid::publish_carry(carries, t, carry, any);
+    }
+    __syncthreads();
+    const bool last_tile = t + 1 == tiles;
+    long long runs_before = 0;
+    if (t > 0) {
+      runs_before = grid::look_back<PolicyT::threads>(counts, t, grid::count_sum{}, s.look_back.counts);
+      if (threadIdx.x == 0) {
+        s.runs_before = runs_before;
+        ::reducelab::grid::publish(counts.prefixes + t, runs_before + s.tile_heads, counts.epoch);
+      }
+      __syncthreads();
+      runs_before = s.runs_before;
+    }
+    T carry_in = id;
+    if (t > 0 && (s.tile_has_head || last_tile)) {
+      carry_in = grid::look_back<PolicyT::threads>(carries, t, op, s.look_back.carries);
+      if (threadIdx.x == 0) s.carry_in = carry_in;
+      __syncthreads();
+      carry_in = s.carry_in;
+    }
+
+    // Place this warp's runs: keys from its first head on, values of the runs it closes after its first head, then
+    // the value of the run its first head closes.
+    if (active) {
+      const agent::run_stretch_pieces<KeyT, T> p = s.pieces[warp];
+      const long long first = runs_before + s.heads_before[warp];  // the run its first head starts
+      const int stashed_keys = p.heads < storage_t::stash ? p.heads : storage_t::stash;
+      const int closed = p.heads > 0 ? p.heads - 1 : 0;
+      const int stashed_values = closed < storage_t::stash ? closed : storage_t::stash;
+      for (int j = lane; j < stashed_keys; j += 32) unique_keys[first + j] = s.keys[warp][j];
+      for (int j = lane; j < stashed_values; j += 32) values_out[first + j] = s.values[warp][j];
+      if (p.heads > storage_t::stash) {  // the stash overflowed: stream again, storing the rest directly
+        run_emitter<false, KeyT, T> direct{unique_keys, values_out, storage_t::stash, first};
+        agent::stream_run_stretch<PolicyT::chunks>(keys, values, begin, end, op, equal, direct);
+      }
+      if (lane == 0 && p.heads > 0 && first > 0) {
+        values_out[first - 1] = s.uses_carry_in[warp] ? op(carry_in, s.crossing[warp]) : s.crossing[warp];
+      }
+    }
+    if (last_tile && threadIdx.x == 0) {  // the input's last run
+      const long long total = runs_before + s.tile_heads;
+      values_out[total - 1] = s.tile_has_head ? s.tile_carry : op(carry_in, s.tile_carry);
+      *num_runs = static_cast<NumRunsT>(total);
+    }
+    __syncthreads();  // the stash and the pieces are free for the next tile
+  }
+}
+
+}  // namespace reducelab::segmented::kernels
