@@ -17,6 +17,9 @@
 //                and place_runs (each warp moves its runs from a scratch array to their places): the whole
 //                reduce_by_key, checked like the library's row; a one-kernel form would join per block, with a
 //                look-back, instead
+//   joined_2     the whole reduce_by_key in one kernel (stream_runs_joined): proxy_2's warps, then each block joins its
+//                8 warps, publishes its head count and its carry and looks back once over the blocks before it
+//                (segmented/grid/segment_carries.cuh), then moves its runs from the scratch to their places
 //   plain        the same grid and stretches, keys and values summed: the streaming floor of this shape
 //   library      reducelab::reduce_by_key
 //   segmented    reducelab::segmented_reduce over the values, the runs' offsets given (computed on the host)
@@ -32,6 +35,8 @@
 // values in, the runs' keys and values out, for every row.
 #include "harness_common.cuh"
 #include "reducelab/segmented_reduce.cuh"
+
+#include "reducelab/segmented/grid/segment_carries.cuh"
 
 #include <cub/block/block_scan.cuh>
 
@@ -83,14 +88,15 @@ struct warp_pieces {
   int last_key;  // the key of the stretch's last item: the key of the run in progress at its end
 };
 
+/// Warp w's stretch, streamed: its runs written at keys_out / values_out + w * stretch, its pieces returned (in every
+/// lane). A warp past n returns no heads and empty pieces.
 template <int U, class T>
-__global__ void __launch_bounds__(threads, 4)
-    stream_runs(const int* __restrict__ keys, const T* __restrict__ values, long long n, long long stretch,
-                int* __restrict__ keys_out, T* __restrict__ values_out, warp_pieces<T>* __restrict__ pieces) {
+__device__ __forceinline__ warp_pieces<T> stream_stretch(const int* __restrict__ keys, const T* __restrict__ values,
+                                                         long long n, long long stretch, long long w,
+                                                         int* __restrict__ keys_out, T* __restrict__ values_out) {
   const int lane = threadIdx.x % 32;
-  const long long w = blockIdx.x * static_cast<long long>(warps_per_block) + threadIdx.x / 32;
   const long long begin = w * stretch;
-  if (begin >= n) return;
+  if (begin >= n) return {0, 0, T{0}, T{0}, 0};
   const long long end = begin + stretch < n ? begin + stretch : n;
   int carry_key = begin > 0 ? keys[begin - 1] : ~keys[0];  // item 0 always starts a run
   T run = T{0};       // the run in progress up to the last chunk with a head (warp-uniform)
@@ -201,9 +207,129 @@ __global__ void __launch_bounds__(threads, 4)
   T total = lane_acc;
 #pragma unroll
   for (int d = 16; d > 0; d /= 2) total += __shfl_xor_sync(0xffffffffu, total, d);
-  if (lane == 0) {
-    // Without a head the whole stretch is one piece of an earlier run: leading and trailing at once.
-    pieces[w] = {written, heads_seen, seen_head ? leading : run + total, run + total, carry_key};
+  // Without a head the whole stretch is one piece of an earlier run: leading and trailing at once.
+  return {written, heads_seen, seen_head ? leading : run + total, run + total, carry_key};
+}
+
+template <int U, class T>
+__global__ void __launch_bounds__(threads, 4)
+    stream_runs(const int* __restrict__ keys, const T* __restrict__ values, long long n, long long stretch,
+                int* __restrict__ keys_out, T* __restrict__ values_out, warp_pieces<T>* __restrict__ pieces) {
+  const long long w = blockIdx.x * static_cast<long long>(warps_per_block) + threadIdx.x / 32;
+  if (w * stretch >= n) return;
+  const warp_pieces<T> p = stream_stretch<U>(keys, values, n, stretch, w, keys_out, values_out);
+  if (threadIdx.x % 32 == 0) pieces[w] = p;
+}
+
+struct count_sum {
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{0};
+  }
+  __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
+};
+
+/// joined_U: the whole reduce_by_key in one kernel. Each warp streams its stretch (its runs to a scratch array at its
+/// own place); the block joins its 8 warps (thread 0, in order), publishes its head count and its carry (the run in
+/// progress at its end) and looks back once over the blocks before it (segment_carries.cuh) for the runs before it and
+/// for the run in progress at its start; then each warp moves its runs to their places and writes the run its first
+/// head closes. The grid is resident (at most 4 blocks an SM), so every look-back's wait ends.
+template <int U, class T>
+__global__ void __launch_bounds__(threads, 4)
+    stream_runs_joined(const int* __restrict__ keys, const T* __restrict__ values, long long n, long long stretch,
+                       int* __restrict__ keys_scratch, T* __restrict__ values_scratch, int* __restrict__ keys_out,
+                       T* __restrict__ values_out, int* __restrict__ num_runs,
+                       reducelab::segmented::grid::carry_slots<long long> counts,
+                       reducelab::segmented::grid::carry_slots<T> carries) {
+  namespace sg = reducelab::segmented::grid;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const long long b = blockIdx.x;
+  const long long w = b * warps_per_block + warp;
+  __shared__ warp_pieces<T> rec[warps_per_block];
+  __shared__ T crossing[warps_per_block];  // the run each warp's first head closes, without `entering` if flagged
+  __shared__ bool uses_entering[warps_per_block];
+  __shared__ int heads_before[warps_per_block];
+  __shared__ long long runs_before_s;
+  __shared__ T entering_s;
+  __shared__ union {
+    reducelab::block::reduce_storage<long long, threads> counts;
+    reducelab::block::reduce_storage<T, threads> carries;
+  } look;
+  const warp_pieces<T> p = stream_stretch<U>(keys, values, n, stretch, w, keys_scratch, values_scratch);
+  if (lane == 0) rec[warp] = p;
+  __syncthreads();
+  __shared__ int block_heads_s;
+  __shared__ bool block_has_head_s;
+  __shared__ T block_carry_s;
+  __shared__ int last_key_s;
+  if (threadIdx.x == 0) {
+    int heads = 0, last_key = 0;
+    bool any = false;
+    T carry = T{0};  // the run in progress at the end of the warps so far (without `entering` while !any)
+    for (int i = 0; i < warps_per_block; ++i) {
+      const warp_pieces<T> r = rec[i];
+      heads_before[i] = heads;
+      const bool active = (b * warps_per_block + i) * stretch < n;
+      if (r.heads > 0) {
+        crossing[i] = carry + r.leading;
+        uses_entering[i] = !any;
+        carry = r.trailing;
+        any = true;
+      } else {
+        carry = carry + r.leading;
+      }
+      heads += r.heads;
+      if (active) last_key = r.last_key;
+    }
+    block_heads_s = heads;
+    block_has_head_s = any;
+    block_carry_s = carry;
+    last_key_s = last_key;
+    if (b == 0) {
+      reducelab::grid::publish(counts.prefixes, static_cast<long long>(heads), counts.epoch);
+    } else {
+      reducelab::grid::publish(counts.aggregates + b, static_cast<long long>(heads), counts.epoch);
+    }
+    sg::publish_carry(carries, b, carry, any);
+  }
+  __syncthreads();
+  const bool any = block_has_head_s;
+  const bool last_block = (b + 1) * warps_per_block * stretch >= n;
+  long long runs_before = 0;
+  if (b > 0) {
+    runs_before = sg::look_back<threads>(counts, b, count_sum{}, look.counts);
+    if (threadIdx.x == 0) {
+      runs_before_s = runs_before;
+      reducelab::grid::publish(counts.prefixes + b, runs_before + block_heads_s, counts.epoch);
+    }
+    __syncthreads();
+    runs_before = runs_before_s;
+  }
+  T entering = T{0};
+  if (b > 0 && (any || last_block)) {
+    entering = sg::look_back<threads>(carries, b, sum{}, look.carries);
+    if (threadIdx.x == 0) entering_s = entering;
+    __syncthreads();
+    entering = entering_s;
+  }
+  // Place: warp `warp`'s inner runs, then the run its first head closes.
+  const long long first = runs_before + heads_before[warp];  // the run its first head starts
+  const int inner = rec[warp].runs;
+  for (int j = lane; j < inner; j += 32) {
+    keys_out[first + j] = keys_scratch[w * stretch + j];
+    values_out[first + j] = values_scratch[w * stretch + j];
+  }
+  if (lane == 0 && rec[warp].heads > 0 && first > 0) {
+    const T v = uses_entering[warp] ? entering + crossing[warp] : crossing[warp];
+    const int key = warp > 0 ? rec[warp - 1].last_key : keys[w * stretch - 1];
+    keys_out[first - 1] = key;
+    values_out[first - 1] = v;
+  }
+  if (last_block && threadIdx.x == 0) {  // the input's last run
+    const long long total = runs_before + block_heads_s;
+    keys_out[total - 1] = last_key_s;
+    values_out[total - 1] = any ? block_carry_s : entering + block_carry_s;
+    *num_runs = static_cast<int>(total);
   }
 }
 
@@ -341,6 +467,13 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMalloc(&keys_scratch, n * sizeof(int)));
   CHECK_CUDA(cudaMalloc(&values_scratch, n * sizeof(value_t)));
   CHECK_CUDA(cudaMalloc(&first_run, warps * sizeof(int)));
+  // joined_U's look-back slots (cleared once: every word carries its launch's epoch) and the epochs.
+  void* slots;
+  const std::size_t slot_bytes = reducelab::segmented::grid::carry_slots<long long>::bytes_for(blocks) +
+                                 reducelab::segmented::grid::carry_slots<value_t>::bytes_for(blocks);
+  CHECK_CUDA(cudaMalloc(&slots, slot_bytes));
+  CHECK_CUDA(cudaMemset(slots, 0, slot_bytes));
+  unsigned long long launch_epoch = 0;
   CHECK_CUDA(cudaMemcpy(values, hv.data(), n * sizeof(value_t), cudaMemcpyHostToDevice));
   harness_common::cold_timer timer;
   const cudaStream_t stream = timer.stream();
@@ -400,6 +533,24 @@ int main(int argc, char** argv) {
                                                                       first_run, num_runs);
                         place_runs<value_t><<<g, threads, 0, s>>>(pieces, first_run, stretches, st, keys_scratch,
                                                                   values_scratch, keys_out, values_out);
+                      },
+                      2, st});
+    }
+    {
+      constexpr int U = 2;
+      const long long st = stretch_for(U);
+      const unsigned g = static_cast<unsigned>((n + st * warps_per_block - 1) / (st * warps_per_block));
+      namespace sg = reducelab::segmented::grid;
+      unsigned long long* epoch = &launch_epoch;
+      rows.push_back({"joined_2",
+                      [=](cudaStream_t s) {
+                        const unsigned long long e = ++*epoch;
+                        const auto counts = sg::carry_slots<long long>::carve(slots, g, e);
+                        const auto carries = sg::carry_slots<value_t>::carve(
+                            static_cast<unsigned char*>(slots) + sg::carry_slots<long long>::bytes_for(g), g, e);
+                        stream_runs_joined<U, value_t><<<g, threads, 0, s>>>(keys, values, n, st, keys_scratch,
+                                                                              values_scratch, keys_out, values_out,
+                                                                              num_runs, counts, carries);
                       },
                       2, st});
     }
