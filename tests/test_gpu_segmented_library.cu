@@ -902,15 +902,13 @@ TEST(LibraryReduceByKey, FirstAndLastTilesAtEveryFill) {
   }
 }
 
-TEST(LibraryReduceByKey, SameBitsEveryRun) {
-  REDUCELAB_SKIP_WITHOUT_GPU();
-  // Double sums whose runs cross up to hundreds of tiles: the runs' carries are joined in a bracketing fixed by the
-  // tiles alone (segmented/kernels/reduce_runs.cuh), so every call gives the same bits.
-  std::vector<long long> lengths = random_lengths(3000, 1, 2000, 95);
-  lengths[1000] = std::int64_t{1} << 21;
+namespace segmented_library_test {
+
+/// Five calls of the entry over the same double values in runs of `lengths` give the same bits.
+void expect_same_bits_every_call(const std::vector<long long>& lengths, std::uint64_t seed) {
   const std::vector<int> keys = keys_of_runs(lengths);
   const std::size_t n = keys.size();
-  const std::vector<double> values = random_values<double>(n, 96);
+  const std::vector<double> values = random_values<double>(n, seed);
   const thrust::device_vector<int> d_keys(keys.begin(), keys.end());
   const thrust::device_vector<double> d_values(values.begin(), values.end());
   thrust::device_vector<int> d_unique(n);
@@ -929,6 +927,17 @@ TEST(LibraryReduceByKey, SameBitsEveryRun) {
     }
     ASSERT_EQ(std::memcmp(got.data(), first.data(), got.size() * sizeof(double)), 0) << "call " << call;
   }
+}
+
+}  // namespace segmented_library_test
+
+TEST(LibraryReduceByKey, SameBitsEveryRun) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // Double sums whose runs cross up to hundreds of tiles: the runs' carries are joined in a bracketing fixed by the
+  // tiles alone (segmented/kernels/reduce_runs.cuh), so every call gives the same bits.
+  std::vector<long long> lengths = random_lengths(3000, 1, 2000, 95);
+  lengths[1000] = std::int64_t{1} << 21;
+  expect_same_bits_every_call(lengths, 96);
 }
 
 TEST(LibraryReduceByKey, CallersEqualityDecidesTheRunsAndEachRunKeepsItsFirstKey) {
@@ -1095,27 +1104,7 @@ TEST(LibraryReduceByKey, StreamPathGivesTheSameBitsEveryRun) {
   // Double sums on the stream path: its lanes join a run's items in an order fixed by the tiles and the grid alone.
   std::vector<long long> lengths = random_lengths(40'000, 1, 1000, 330);
   lengths[20'000] = std::int64_t{1} << 22;
-  const std::vector<int> keys = keys_of_runs(lengths);
-  const std::size_t n = keys.size();
-  const std::vector<double> values = random_values<double>(n, 331);
-  const thrust::device_vector<int> d_keys(keys.begin(), keys.end());
-  const thrust::device_vector<double> d_values(values.begin(), values.end());
-  thrust::device_vector<int> d_unique(n);
-  thrust::device_vector<double> d_out(n);
-  thrust::device_vector<long long> d_runs(1, -1);
-  std::vector<double> first;
-  for (int call = 0; call < 5; ++call) {
-    reducelab::reduce_by_key(raw(d_keys), raw(d_values), n, raw(d_unique), raw(d_out), raw(d_runs), add{});
-    CUDA_TRY(cudaDeviceSynchronize());
-    ASSERT_EQ(static_cast<long long>(d_runs[0]), static_cast<long long>(lengths.size()));
-    std::vector<double> got(lengths.size());
-    CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(double), cudaMemcpyDeviceToHost));
-    if (call == 0) {
-      first = got;
-      continue;
-    }
-    ASSERT_EQ(std::memcmp(got.data(), first.data(), got.size() * sizeof(double)), 0) << "call " << call;
-  }
+  expect_same_bits_every_call(lengths, 331);
 }
 
 TEST(LibraryReduceByKey, EmptyInputWritesZeroRuns) {

@@ -1,7 +1,8 @@
 // Same-run harness for a reduce_by_key lead (issue 13, stop 59): can runs of equal keys be reduced by a resident grid
 // whose warps each stream one contiguous stretch of keys and values, as segmented_reduce's stream walk does, instead of
 // the one-pass kernel's tiles, each waiting on the tiles before it (kernels/reduce_runs.cuh)? Not part of the build or
-// of the tests; what it printed is in results/NVIDIA_H200-segmented/by-key-stream-proxy.txt.
+// of the tests; what it printed is in results/NVIDIA_H200-segmented/by-key-stream-proxy.txt, and (joined_2 beside the
+// library's stream path, kernels/stream_runs.cuh, which follows it) by-key-stream-path.txt.
 //
 //   proxy_U      the lead's streaming part: a grid of 4 blocks of 256 threads per SM; warp w takes elements
 //                [w * L, (w + 1) * L) (L a multiple of 128 x U), reads them as 16-byte vectors of keys and of values,
