@@ -17,6 +17,9 @@ a harness's or a ladder variant's and is not checked), from `cuobjdump --dump-re
     by_key_threads; 4 since stop 46, for 12-byte pairs of number values and for structs; pairs up to 8 bytes ask 5), so
     that a kernel bound to fewer blocks than the tuning states fails;
   - a stack frame (where ptxas spills) of at most MAX_STACK bytes.
+The stream path's kernels (kernels/stream_runs.cuh, stream_runs<by_key_stream_policy, MinBlocks, ...>, of the
+policy's threads) are held to the same three rules, with the smallest of the policy's min_blocks as their floor (its
+blocks must all be resident at once, and ptxas gave int32 keys with doubles 48 bytes of spill under 4 blocks).
 MAX_STACK is 16: ptxas spilled 4 bytes of maximum/float (an 8-byte frame, before stop 35); larger frames were the
 sign of a squeezed kernel (argmax spilled 64 bytes under a 128-register cap at stop 35, the 12-byte pairs 124-152
 bytes at 26 items under 4 blocks before stop 46, when the guarded tile stopped setting the registers; since then no
@@ -47,6 +50,8 @@ USAGE = re.compile(r"REG:(\d+)\s+STACK:(\d+)")
 # reduce_runs<Threads, Items, MinBlocks, ...> in the mangled name:
 # _ZN9reducelab9segmented7kernels11reduce_runsILi128ELi26ELi4E...
 BY_KEY = re.compile(r"reducelab9segmented7kernels11reduce_runsILi(\d+)ELi(\d+)ELi(\d+)E")
+STREAM = re.compile(r"reducelab9segmented7kernels11stream_runsINS0_6tuning20by_key_stream_policyELi(\d+)E")
+STREAM_POLICY = re.compile(r"struct by_key_stream_policy \{(.*?)\n\};", re.S)
 SHAPES = re.compile(r"by_key_shapes\[\]\s*=\s*\{(.*?)\};", re.S)
 SHAPE_ROW = re.compile(r"\{\s*(\d+)\s*,\s*(?:true|false)\s*,\s*(\d+)\s*,\s*(\d+)\s*\}")
 
@@ -57,6 +62,17 @@ def tuning_value(name, header=TUNING_HEADER):
     if not m:
         raise SystemExit(f"check_kernel_resources: {name} not found in {header}")
     return int(m.group(1))
+
+
+def stream_policy(header=TUNING_HEADER):
+    """(threads, fewest min_blocks) of tuning.hpp's by_key_stream_policy."""
+    with open(header) as f:
+        m = STREAM_POLICY.search(f.read())
+    threads = re.search(r"static constexpr int threads = (\d+);", m.group(1)) if m else None
+    bounds = re.search(r"min_blocks = [^;?]*\? (\d+) : (\d+);", m.group(1)) if m else None
+    if not threads or not bounds:
+        raise SystemExit(f"check_kernel_resources: no by_key_stream_policy threads and min_blocks in {header}")
+    return int(threads.group(1)), min(int(bounds.group(1)), int(bounds.group(2)))
 
 
 def fewest_warps(header=TUNING_HEADER):
@@ -88,16 +104,21 @@ def usage(text):
             name = None
 
 
-def verdicts(text, threads, min_blocks, max_stack):
-    """(mangled name, registers, stack bytes, blocks, bound, ok) of every by-key kernel at `threads` threads; bound is
-    the kernel's own __launch_bounds__ minimum, which must be at least min_blocks."""
+def verdicts(text, threads, min_blocks, max_stack, stream=(256, 3)):
+    """(mangled name, registers, stack bytes, blocks, bound, threads, ok) of every by-key kernel at `threads` threads
+    and every stream-path kernel (of stream[0] threads, bound to at least stream[1] blocks); bound is the kernel's own
+    __launch_bounds__ minimum, which must be at least the floor."""
     for name, regs, stack in usage(text):
         m = BY_KEY.search(name)
-        if not m or int(m.group(1)) != threads:
-            continue
-        blocks = resident_blocks(regs, threads)
-        bound = int(m.group(3))
-        yield name, regs, stack, blocks, bound, stack <= max_stack and blocks >= bound and bound >= min_blocks
+        if m and int(m.group(1)) == threads:
+            width, bound, floor = threads, int(m.group(3)), min_blocks
+        else:
+            m = STREAM.search(name)
+            if not m:
+                continue
+            width, bound, floor = stream[0], int(m.group(1)), stream[1]
+        blocks = resident_blocks(regs, width)
+        yield name, regs, stack, blocks, bound, width, stack <= max_stack and blocks >= bound and bound >= floor
 
 
 def self_test():
@@ -119,13 +140,30 @@ Fatbin elf code:
  Function _ZN9reducelab9segmented7kernels11reduce_runsILi256ELi512ELi1ENS_8functors4plusEidEEvPKT2_:
   REG:240 STACK:0 SHARED:1024 LOCAL:0 CONSTANT[0]:585 TEXTURE:0 SURFACE:0 SAMPLER:0
 """
-    got = [(regs, stack, blocks, bound, ok) for _, regs, stack, blocks, bound, ok in verdicts(sample, 128, 3, 16)]
+    got = [(regs, stack, blocks, bound, ok) for _, regs, stack, blocks, bound, _, ok in verdicts(sample, 128, 3, 16)]
     # 121 registers -> 128 per thread -> 4 blocks, as its bound asks (passes); 144 -> 3 blocks under a 4-block bound
     # (d93180c's plus/float: fails); a 40-byte frame fails however many blocks fit, an 8-byte one passes; 168
     # registers -> 3 blocks under a 3-block bound passes; a 2-block bound fails, fewer than any tuning row asks; the
     # 256-thread kernel is not the library's tile.
     want = [(121, 0, 4, 4, True), (144, 0, 3, 4, False), (128, 40, 4, 4, False), (96, 8, 5, 4, True),
             (168, 0, 3, 3, True), (200, 0, 2, 2, False)]
+    assert got == want, got
+    stream_sample = """
+ Function _ZN9reducelab9segmented7kernels11stream_runsINS0_6tuning20by_key_stream_policyELi4EiiiN10exact_test3addEN4cuda3std3__48equal_toIvEEEEvPKT0_:
+  REG:64 STACK:0 SHARED:41268 LOCAL:0 CONSTANT[0]:632 TEXTURE:0 SURFACE:0 SAMPLER:0
+ Function _ZN9reducelab9segmented7kernels11stream_runsINS0_6tuning20by_key_stream_policyELi4EidxN10exact_test3addEN4cuda3std3__48equal_toIvEEEEvPKT0_:
+  REG:64 STACK:24 SHARED:41364 LOCAL:0 CONSTANT[0]:632 TEXTURE:0 SURFACE:0 SAMPLER:0
+ Function _ZN9reducelab9segmented7kernels11stream_runsINS0_6tuning20by_key_stream_policyELi3EidxN10exact_test3addEN4cuda3std3__48equal_toIvEEEEvPKT0_:
+  REG:80 STACK:0 SHARED:41364 LOCAL:0 CONSTANT[0]:632 TEXTURE:0 SURFACE:0 SAMPLER:0
+ Function _ZN9reducelab9segmented7kernels11stream_runsINS0_6tuning20by_key_stream_policyELi2EidxN10exact_test3addEN4cuda3std3__48equal_toIvEEEEvPKT0_:
+  REG:120 STACK:0 SHARED:41364 LOCAL:0 CONSTANT[0]:632 TEXTURE:0 SURFACE:0 SAMPLER:0
+"""
+    got = [(regs, stack, blocks, bound, width, ok)
+           for _, regs, stack, blocks, bound, width, ok in verdicts(stream_sample, 128, 3, 16, (256, 3))]
+    # 64 registers at 256 threads -> 4 blocks under a 4-block bound (passes); 24 bytes of stack (int32 keys with
+    # doubles under 4 blocks) fails; 80 registers -> 3 blocks under 3 passes; a 2-block bound is under the floor.
+    want = [(64, 0, 4, 4, 256, True), (64, 24, 4, 4, 256, False), (80, 0, 3, 3, 256, True),
+            (120, 0, 2, 2, 256, False)]
     assert got == want, got
     assert resident_blocks(96, 128) == 5 and resident_blocks(87, 128) == 5 and resident_blocks(129, 128) == 3
     assert resident_blocks(168, 128) == 3
@@ -164,13 +202,13 @@ def main():
     threads = tuning_value("by_key_threads")
     if args.min_blocks is None:
         args.min_blocks = max(1, fewest_warps() * 32 // threads)
-    rows = list(verdicts(text, threads, args.min_blocks, args.max_stack))
+    rows = list(verdicts(text, threads, args.min_blocks, args.max_stack, stream_policy()))
     names = demangle([r[0] for r in rows])
     failed = 0
-    for name, regs, stack, blocks, bound, ok in rows:
+    for name, regs, stack, blocks, bound, width, ok in rows:
         if args.list or not ok:
             print(f"{'ok  ' if ok else 'FAIL'} {regs:3d} registers, {stack:4d} bytes of stack, {blocks} blocks of "
-                  f"{threads} (bound {bound}): {names[name][:160]}")
+                  f"{width} (bound {bound}): {names[name][:160]}")
         failed += 0 if ok else 1
     if not rows:
         print(f"check_kernel_resources: no reduce_runs kernel of {threads} threads in {args.binary}", file=sys.stderr)

@@ -1016,18 +1016,30 @@ TEST(LibraryReduceByKey, NaNKeysNeverEqualThemselvesInAnyTile) {
   }
   const thrust::device_vector<float> d_keys(keys.begin(), keys.end());
   const thrust::device_vector<std::int32_t> d_values(values.begin(), values.end());
-  thrust::device_vector<float> d_unique(n);
-  thrust::device_vector<std::int32_t> d_out(n);
-  thrust::device_vector<long long> d_runs(1, -1);
-  reducelab::reduce_by_key(raw(d_keys), raw(d_values), n, raw(d_unique), raw(d_out), raw(d_runs), add{});
-  CUDA_TRY(cudaDeviceSynchronize());
-  ASSERT_EQ(static_cast<std::size_t>(d_runs[0]), want.size());
-  std::vector<std::uint32_t> got_key_bits(want.size());
-  std::vector<std::int32_t> got(want.size());
-  CUDA_TRY(cudaMemcpy(got_key_bits.data(), raw(d_unique), got_key_bits.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
-  EXPECT_EQ(got_key_bits, want_key_bits);
-  EXPECT_EQ(got, want);
+  // The entry (at this n, the one-pass kernel), then the stream path alone (kernels/stream_runs.cuh), whose chunks
+  // test heads in the same way with no index test but in a partial last chunk.
+  for (const by_key_call call : {by_key_call::entry, by_key_call::stream_path}) {
+    SCOPED_TRACE(call == by_key_call::entry ? "entry" : "stream path");
+    thrust::device_vector<float> d_unique(n);
+    thrust::device_vector<std::int32_t> d_out(n);
+    thrust::device_vector<long long> d_runs(1, -1);
+    if (call == by_key_call::entry) {
+      reducelab::reduce_by_key(raw(d_keys), raw(d_values), n, raw(d_unique), raw(d_out), raw(d_runs), add{});
+    } else {
+      reducelab::segmented::detail::reduce_runs_streamed<reducelab::segmented::tuning::by_key_stream_policy>(
+          raw(d_keys), raw(d_values), static_cast<long long>(n), raw(d_unique), raw(d_out), raw(d_runs), add{},
+          cuda::std::equal_to<>{}, reducelab::segmented::kernels::run_sample::always, nullptr);
+    }
+    CUDA_TRY(cudaDeviceSynchronize());
+    ASSERT_EQ(static_cast<std::size_t>(d_runs[0]), want.size());
+    std::vector<std::uint32_t> got_key_bits(want.size());
+    std::vector<std::int32_t> got(want.size());
+    CUDA_TRY(cudaMemcpy(got_key_bits.data(), raw(d_unique), got_key_bits.size() * sizeof(float),
+                        cudaMemcpyDeviceToHost));
+    CUDA_TRY(cudaMemcpy(got.data(), raw(d_out), got.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(got_key_bits, want_key_bits);
+    EXPECT_EQ(got, want);
+  }
 }
 
 TEST(LibraryReduceByKey, StreamPathAtEveryRunLength) {
