@@ -202,7 +202,8 @@ def main():
     threads = tuning_value("by_key_threads")
     if args.min_blocks is None:
         args.min_blocks = max(1, fewest_warps() * 32 // threads)
-    rows = list(verdicts(text, threads, args.min_blocks, args.max_stack, stream_policy()))
+    stream = stream_policy()
+    rows = list(verdicts(text, threads, args.min_blocks, args.max_stack, stream))
     names = demangle([r[0] for r in rows])
     failed = 0
     for name, regs, stack, blocks, bound, width, ok in rows:
@@ -214,7 +215,8 @@ def main():
         print(f"check_kernel_resources: no reduce_runs kernel of {threads} threads in {args.binary}", file=sys.stderr)
         return 2
     print(f"check_kernel_resources: {len(rows) - failed} of {len(rows)} by-key kernels keep the resident blocks "
-          f"their bound asks (at least {args.min_blocks}), with at most {args.max_stack} bytes of stack")
+          f"their bound asks (at least {args.min_blocks}; the stream path's, of {stream[0]} threads, at least "
+          f"{stream[1]}), with at most {args.max_stack} bytes of stack")
     return 1 if failed else 0
 
 
