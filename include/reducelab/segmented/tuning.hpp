@@ -455,9 +455,15 @@ constexpr int by_key_min_blocks(int threads) {
 // (block/run_density.cuh) and min_mean_run. The tile (8 warps x warp_stretch items) bounds the runs a block must keep
 // in its shared-memory stash (stash_bytes) before it knows their places: 640 runs a warp for 8-byte pairs, so a warp
 // overflows (and streams its stretch a second time) only where its runs average under 6 items (warp_stretch).
+// As built, same run against the one-pass kernel alone (H200, 2^26, results/NVIDIA_H200-segmented/
+// by-key-stream-path.txt, 291cbf5): int32 values 1.43x at runs of 256 (69.4 % of peak), 1.58x at 4096, 1.05-1.06x at
+// 8 and 32; doubles 1.35x, 1.58x, 1.07-1.19x; where the sample picks the one-pass kernel (runs of 1 and 4) 0.97-0.99x.
+// min_mean_run = 8 because the harness's one-kernel form was about even with the one-pass kernel at runs of 8 and
+// slower below; the stream path at runs of 4-7 and min_n are not measured (min_n keeps small calls to one launch).
 struct by_key_stream_policy {
   static constexpr int threads = 256;
-  // resident blocks per SM the registers must allow: under 4, int32 keys with doubles spilled 48 bytes (64 registers)
+  // resident blocks per SM the registers must allow: bound to 4, int32 keys with doubles spilled 48 bytes at 64
+  // registers; bound to 3 they take 80 and spill nothing (ptxas, sm_90)
   template <class KeyT, class T>
   static constexpr int min_blocks = sizeof(KeyT) + sizeof(T) <= 8 ? 4 : 3;
   static constexpr int chunks = 2;                      // chunks of 128 items a warp loads before using any
