@@ -1111,6 +1111,47 @@ TEST(LibraryReduceByKey, EntrySendsEachInputToAKernelThatServesIt) {
                         by_key_call::entry, 1);
 }
 
+TEST(LibraryReduceByKey, TheKeysSampleChoosesOneKernelAndTheOtherLeaves) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // From min_n up both kernels launch and the stream path's block 0 publishes the sample's choice
+  // (segmented/block/run_density.cuh). Read back from the stream's workspace (last_run_choice): long runs choose the
+  // stream path and the one-pass kernel leaves without claiming a tile past its first wave; runs of one choose the
+  // one-pass kernel, which claims its tiles past the last. (At stop 60 the one-pass kernel misread "leave" and did
+  // the work beside the stream path: same outputs, twice the time; this is the test that sees it.)
+  namespace sd = reducelab::segmented::detail;
+  using policy = reducelab::segmented::tuning::by_key_stream_policy;
+  using choice = reducelab::segmented::block::run_choice;
+  const std::size_t n = static_cast<std::size_t>(policy::min_n) + 1000;
+  constexpr long long one_pass_tile =
+      reducelab::segmented::tuning::by_key_threads * reducelab::segmented::tuning::by_key_items<int, std::int32_t>;
+  cudaStream_t stream = nullptr;
+  CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const thrust::device_vector<std::int32_t> d_values(n, 1);
+  thrust::device_vector<int> d_unique(n);
+  thrust::device_vector<std::int32_t> d_out(n);
+  thrust::device_vector<long long> d_runs(1, -1);
+  for (const long long length : {256LL, 1LL}) {
+    SCOPED_TRACE("runs of " + std::to_string(length));
+    const std::vector<int> keys = keys_of_runs(uniform(n / static_cast<std::size_t>(length), length));
+    const thrust::device_vector<int> d_keys(keys.begin(), keys.end());
+    reducelab::reduce_by_key(raw(d_keys), raw(d_values), keys.size(), raw(d_unique), raw(d_out), raw(d_runs), add{},
+                             stream);
+    const sd::run_choice_readback r = sd::last_run_choice(stream);
+    EXPECT_EQ(static_cast<long long>(d_runs[0]), static_cast<long long>(keys.size()) / length);
+    // The counter starts at the one-pass kernel's grid (at most its tiles); working, each of its blocks claims until
+    // it draws a tile past the last, which leaves the counter at tiles + grid.
+    const long long tiles = (static_cast<long long>(keys.size()) + one_pass_tile - 1) / one_pass_tile;
+    if (length == 256) {
+      EXPECT_EQ(r.chosen, choice::stream_path);
+      EXPECT_LE(static_cast<long long>(r.next_tile), tiles) << "the one-pass kernel claimed tiles";
+    } else {
+      EXPECT_EQ(r.chosen, choice::one_pass);
+      EXPECT_GT(static_cast<long long>(r.next_tile), tiles) << "the one-pass kernel did not take its tiles";
+    }
+  }
+  CUDA_TRY(cudaStreamDestroy(stream));
+}
+
 TEST(LibraryReduceByKey, StreamPathGivesTheSameBitsEveryRun) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   // Double sums on the stream path: its lanes join a run's items in an order fixed by the tiles and the grid alone.

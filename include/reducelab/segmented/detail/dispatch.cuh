@@ -45,6 +45,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 
 namespace reducelab::segmented::detail {
@@ -326,6 +327,35 @@ void reduce_runs_one_pass(const KeyT* keys, const T* values, long long n, KeyT* 
 template <class KeyT, class T, class OpT>
 inline constexpr bool streams_runs = is_commutative_v<OpT> && agent::run_stretch_types<KeyT, T>;
 
+/// The first bytes of the stream path's workspace: the published choice (a tagged_partial<int> at 0) and the one-pass
+/// kernel's tile counter (at run_next_tile_at).
+inline constexpr std::size_t run_control_bytes = 256;
+inline constexpr std::size_t run_next_tile_at = 128;
+static_assert(sizeof(::reducelab::grid::tagged_partial<int>) <= run_next_tile_at &&
+              run_next_tile_at + sizeof(unsigned long long) <= run_control_bytes);
+
+/// What the last reduce_by_key on `stream` left in its workspace, if it took the stream path (for tests: reading it
+/// after any other call on the stream gives meaningless numbers): the kernel the keys' sample chose
+/// (block::run_choice::stream_path or one_pass) and the one-pass kernel's tile counter, which stays at its first wave
+/// when that kernel leaves and ends past its tiles when it works. Synchronizes the stream.
+struct run_choice_readback {
+  int chosen = 0;
+  unsigned long long next_tile = 0;
+};
+inline run_choice_readback last_run_choice(cudaStream_t stream) {
+  const int device = ::reducelab::detail::current_device_properties().ordinal;
+  CUDA_TRY(cudaStreamSynchronize(stream));
+  const auto* bytes =
+      static_cast<const unsigned char*>(::reducelab::detail::stream_workspaces::of(device).reserve(stream, 0));
+  run_choice_readback r;
+  if (bytes == nullptr) return r;
+  ::reducelab::grid::tagged_partial<int> chosen{};
+  CUDA_TRY(cudaMemcpy(&chosen, bytes, sizeof chosen, cudaMemcpyDeviceToHost));
+  CUDA_TRY(cudaMemcpy(&r.next_tile, bytes + run_next_tile_at, sizeof r.next_tile, cudaMemcpyDeviceToHost));
+  std::memcpy(&r.chosen, &chosen.w[0].bytes, sizeof r.chosen);
+  return r;
+}
+
 /// reduce_by_key's stream path (kernels/stream_runs.cuh) on a resident grid. With run_sample::if_long (the entry's)
 /// the one-pass kernel follows on a resident grid too, claiming its tiles from a counter; the stream path's block 0
 /// reads the keys' sample and exactly one of the two works (block/run_density.cuh). With run_sample::always the stream path works alone, at any run length (tests, harnesses).
@@ -348,8 +378,7 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
   constexpr long long one_tile = static_cast<long long>(one_threads) * tuning::by_key_items<KeyT, T>;
   const long long one_tiles = sample == kernels::run_sample::always ? 0 : (n + one_tile - 1) / one_tile;
   // The workspace: the choice and the one-pass kernel's tile counter, the stream path's slots, the one-pass kernel's.
-  constexpr std::size_t control_bytes = 256;
-  static_assert(sizeof(::reducelab::grid::tagged_partial<int>) + sizeof(unsigned long long) <= control_bytes);
+  constexpr std::size_t control_bytes = run_control_bytes;
   const std::size_t stream_bytes = run_slots<T>::bytes_for(tiles);
   const std::size_t bytes = control_bytes + stream_bytes + (one_tiles > 0 ? run_slots<T>::bytes_for(one_tiles) : 0);
   run_workspace workspace(bytes, stream, dev.ordinal);
@@ -358,7 +387,8 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
                                               EqualT>();
   const long long one_grid = one_tiles > 0 ? std::min(one_tiles, resident_blocks<one_kernel>(dev, one_threads)) : 0;
   block::run_choice choice{reinterpret_cast<::reducelab::grid::tagged_partial<int>*>(workspace.bytes()),
-                           reinterpret_cast<unsigned long long*>(workspace.bytes() + 128), one_grid, epoch};
+                           reinterpret_cast<unsigned long long*>(workspace.bytes() + run_next_tile_at), one_grid,
+                           epoch};
   if (one_tiles == 0) choice.next_tile = nullptr;
   const auto slots = run_slots<T>::carve(workspace.bytes() + control_bytes, tiles, epoch);
   constexpr auto stream_kernel =
