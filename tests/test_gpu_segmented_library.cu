@@ -773,6 +773,15 @@ std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
 /// any run length, its keys' sample skipped.
 enum class by_key_call { entry, stream_path };
 
+/// The stream path alone, its keys' sample skipped (by_key_call::stream_path).
+template <class K, class T, class OpT>
+void reduce_by_key_on_stream_path(const K* keys, const T* values, std::size_t n, K* unique_keys, T* values_out,
+                                  long long* num_runs, OpT op) {
+  reducelab::segmented::detail::reduce_runs_streamed<reducelab::segmented::tuning::by_key_stream_policy>(
+      keys, values, static_cast<long long>(n), unique_keys, values_out, num_runs, op, cuda::std::equal_to<>{},
+      reducelab::segmented::kernels::run_sample::always, nullptr);
+}
+
 template <class T, class OpT>
 void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, const std::string& name,
                    by_key_call call = by_key_call::entry, std::size_t value_offset = 0) {
@@ -804,9 +813,7 @@ void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, con
   if (call == by_key_call::entry) {
     reducelab::reduce_by_key(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
   } else if constexpr (reducelab::segmented::detail::streams_runs<int, T, OpT>) {
-    reducelab::segmented::detail::reduce_runs_streamed<reducelab::segmented::tuning::by_key_stream_policy>(
-        raw(d_keys), values_at, static_cast<long long>(n), raw(d_unique), raw(d_out), raw(d_runs), op,
-        cuda::std::equal_to<>{}, reducelab::segmented::kernels::run_sample::always, nullptr);
+    reduce_by_key_on_stream_path(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
   } else {
     FAIL() << "the stream path does not take these types";
   }
@@ -1026,9 +1033,7 @@ TEST(LibraryReduceByKey, NaNKeysNeverEqualThemselvesInAnyTile) {
     if (call == by_key_call::entry) {
       reducelab::reduce_by_key(raw(d_keys), raw(d_values), n, raw(d_unique), raw(d_out), raw(d_runs), add{});
     } else {
-      reducelab::segmented::detail::reduce_runs_streamed<reducelab::segmented::tuning::by_key_stream_policy>(
-          raw(d_keys), raw(d_values), static_cast<long long>(n), raw(d_unique), raw(d_out), raw(d_runs), add{},
-          cuda::std::equal_to<>{}, reducelab::segmented::kernels::run_sample::always, nullptr);
+      reduce_by_key_on_stream_path(raw(d_keys), raw(d_values), n, raw(d_unique), raw(d_out), raw(d_runs), add{});
     }
     CUDA_TRY(cudaDeviceSynchronize());
     ASSERT_EQ(static_cast<std::size_t>(d_runs[0]), want.size());
@@ -1057,7 +1062,8 @@ TEST(LibraryReduceByKey, StreamPathAtEveryRunLength) {
     expect_by_key<double>(keys, add{}, seed + 1, name + ", double +", by_key_call::stream_path);
   };
   both(keys_of_runs(uniform(3 * tile + 77, 1)), 200, "runs of one");
-  for (long long length : {2LL, 3LL, 7LL, 8LL, 127LL, 128LL, 129LL, 256LL, 4096LL, stretch - 1, stretch + 1, tile + 3}) {
+  for (long long length :
+       {2LL, 3LL, 7LL, 8LL, 127LL, 128LL, 129LL, 256LL, 4096LL, stretch - 1, stretch + 1, tile + 3}) {
     both(keys_of_runs(uniform(5 * tile / length + 3, length)), 201 + length, "runs of " + std::to_string(length));
   }
   // A warp whose runs just fit its stash, and one with one more than fits (keys: stash, stash + 1 heads).

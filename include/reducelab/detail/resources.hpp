@@ -47,8 +47,9 @@ inline void clear_before_first_launch(void* memory, std::size_t bytes, cudaStrea
 /// stays with its stream is safe without any of that: two launches on one stream never overlap. Streams are told
 /// apart by cudaStreamGetId, which is unique for the life of the process (a destroyed stream's handle may come
 /// back for a new stream; its id does not) and distinct for each thread's per-thread default stream.
-/// Memory: one workspace (at most a few hundred KiB) per stream that ever reduced; beyond max_streams the least
-/// recently used one is freed, with cudaFree, which waits for the device to finish the work that may use it
+/// Memory: one workspace per stream that ever reduced (a few hundred KiB for the scalar reduction and the one-array
+/// segmented path; reduce_by_key's look-back slots grow with n, about 1.3 MB at 2^26 int32 keys); beyond max_streams
+/// the least recently used one is freed, with cudaFree, which waits for the device to finish the work that may use it
 /// (an eviction costs one device-wide wait; a program cycling through more than max_streams streams pays it).
 class stream_workspaces {
  public:
@@ -82,13 +83,15 @@ class stream_workspaces {
     e->last_use = clock_;
     if (need > e->bytes) {
       // The old buffer is retired, not freed: another host thread may hold it for a launch on this stream that
-      // it has not enqueued yet. Growth is rare (the size depends on the value size and the device only).
+      // it has not enqueued yet. Growth is rare: most needs depend on the value size and the device only, and one
+      // that grows with n (reduce_by_key's) at least doubles the buffer, so a caller stepping n up retires a few.
+      const std::size_t bytes = need > 2 * e->bytes ? need : 2 * e->bytes;
       if (e->memory != nullptr) retired_.push_back(e->memory);
       e->memory = nullptr;
       e->bytes = 0;
-      CUDA_TRY(cudaMalloc(&e->memory, need));
-      clear_before_first_launch(e->memory, need, stream);
-      e->bytes = need;
+      CUDA_TRY(cudaMalloc(&e->memory, bytes));
+      clear_before_first_launch(e->memory, bytes, stream);
+      e->bytes = bytes;
     }
     return e->memory;
   }

@@ -16,11 +16,11 @@
 //
 // Workspace: the one-array path's carry slots (a size fixed by the value type and the device) and reduce_by_key's
 // look-back slots (two per tile: they grow with n) come from the stream's own workspace, as the scalar reduction's
-// partials do (carries_workspace, run_workspace below). The general path needs space that grows with the segment
+// partials do (carries_workspace below). The general path needs space that grows with the segment
 // count: allocated per call with cudaMallocAsync and released with cudaFreeAsync on the caller's stream (stream
 // ordered, and legal while the stream is captured into a graph, where it becomes allocation nodes), which costs the
 // pool's work on the stream at each call, and more after a synchronization has handed the pool's memory back (as
-// reduce_by_key's calls showed until stop 60, run_workspace); left as is until that path is measured.
+// reduce_by_key's calls showed until stop 60); left as is until that path is measured.
 #pragma once
 
 #include "reducelab/core/error.hpp"
@@ -64,23 +64,26 @@ constexpr auto main_kernel() {
   return &kernels::merge_path_segments<PolicyT, Map, OpT, T, OffsetT, BeginT>;
 }
 
-/// Blocks of the main pass: blocks_per_sm (or what the occupancy calculator allows, read once per device) times the
-/// SMs. The grid does not depend on the data (the host does not know how many elements the offsets span): blocks past
-/// the end of a short path leave at once.
-template <class PolicyT, agent::element_map Map, class OpT, class T, class OffsetT, class BeginT>
-long long main_grid(const device_properties& dev) {
-  int per_sm = PolicyT::blocks_per_sm;
+/// Blocks of `Kernel` (of `threads` threads) an SM keeps resident: the occupancy calculator, read once per device.
+template <auto Kernel>
+long long resident_blocks(const device_properties& dev, int threads) {
+  static std::array<std::atomic<int>, max_devices> cached{};
+  int per_sm = cached[dev.ordinal].load(std::memory_order_relaxed);
   if (per_sm == 0) {
-    static std::array<std::atomic<int>, max_devices> cached{};
-    per_sm = cached[dev.ordinal].load(std::memory_order_relaxed);
-    if (per_sm == 0) {
-      CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &per_sm, main_kernel<PolicyT, Map, OpT, T, OffsetT, BeginT>(), PolicyT::block_threads, 0));
-      if (per_sm < 1) per_sm = 1;
-      cached[dev.ordinal].store(per_sm, std::memory_order_relaxed);
-    }
+    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, 0));
+    if (per_sm < 1) per_sm = 1;
+    cached[dev.ordinal].store(per_sm, std::memory_order_relaxed);
   }
   return static_cast<long long>(per_sm) * dev.sm_count;
+}
+
+/// Blocks of the main pass: blocks_per_sm (or, where it is 0, what the occupancy calculator allows) times the SMs.
+/// The grid does not depend on the data (the host does not know how many elements the offsets span): blocks past the
+/// end of a short path leave at once.
+template <class PolicyT, agent::element_map Map, class OpT, class T, class OffsetT, class BeginT>
+long long main_grid(const device_properties& dev) {
+  if (PolicyT::blocks_per_sm != 0) return static_cast<long long>(PolicyT::blocks_per_sm) * dev.sm_count;
+  return resident_blocks<main_kernel<PolicyT, Map, OpT, T, OffsetT, BeginT>()>(dev, PolicyT::block_threads);
 }
 
 /// Aligned carving of one workspace allocation.
@@ -248,19 +251,6 @@ void general_segmented_reduce(const T* in, const OffsetT* begins, const OffsetT*
                          dev);
 }
 
-/// Blocks of `Kernel` (of `threads` threads) an SM keeps resident: the occupancy calculator, read once per device.
-template <auto Kernel>
-long long resident_blocks(const device_properties& dev, int threads) {
-  static std::array<std::atomic<int>, max_devices> cached{};
-  int per_sm = cached[dev.ordinal].load(std::memory_order_relaxed);
-  if (per_sm == 0) {
-    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, 0));
-    if (per_sm < 1) per_sm = 1;
-    cached[dev.ordinal].store(per_sm, std::memory_order_relaxed);
-  }
-  return static_cast<long long>(per_sm) * dev.sm_count;
-}
-
 /// The look-back slots of a launch of `tiles` tiles: run counts, then carries of T.
 template <class T>
 struct run_slots {
@@ -281,30 +271,12 @@ constexpr auto one_pass_kernel() {
   return &kernels::reduce_runs<Threads, Items, min_blocks, KeyT, T, NumRunsT, OpT, EqualT>;
 }
 
-/// reduce_by_key's workspace (its look-back slots: two per tile, so it grows with n): the stream's own, as the
-/// one-array path's (carries_workspace), grown to the next power of two so that a caller stepping n up grows it a few
-/// times only (each growth keeps the old buffer until exit: detail/resources.hpp). Until stop 60 it was borrowed from
-/// the stream's pool at every call, which cost the by-key calls timed after a synchronization (the compare's cold
-/// samples) tens of microseconds, varying from call to call: the pool had handed its memory back at the
-/// synchronization (scripts/harness/by_key_stream_proxy.cu, H200, results/NVIDIA_H200-segmented/by-key-stream-path.txt).
-class run_workspace {
-  static std::size_t power_of_two_at_least(std::size_t bytes) {
-    std::size_t p = 64 * 1024;
-    while (p < bytes) p *= 2;
-    return p;
-  }
-
- public:
-  run_workspace(std::size_t bytes, cudaStream_t stream, int device)
-      : memory_(power_of_two_at_least(bytes), stream, device) {}
-  unsigned char* bytes() const { return memory_.bytes(); }
-
- private:
-  carries_workspace memory_;
-};
-
-/// reduce_by_key in one pass (kernels/reduce_runs.cuh): a block per tile of Threads x Items keys and values, its
-/// look-back slots in the stream's workspace (run_workspace). MinBlocks is the
+/// reduce_by_key in one pass (kernels/reduce_runs.cuh): a block per tile of Threads x Items keys and values. Its
+/// look-back slots (two per tile, so they grow with n) are the stream's own workspace, as the one-array path's
+/// (carries_workspace). Until stop 60 they were borrowed from the stream's pool at every call, which cost the calls
+/// timed after a synchronization (the compare's cold samples) tens of microseconds, varying from call to call: the
+/// pool had handed its memory back at the synchronization (results/NVIDIA_H200-segmented/by-key-stream-path.txt).
+/// MinBlocks is the
 /// kernel's __launch_bounds__ minimum; 0, the entry's, takes tuning::by_key_min_blocks (a harness names another to
 /// measure a shape the table does not hold).
 template <int Threads, int Items, int MinBlocks = 0, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
@@ -313,7 +285,7 @@ void reduce_runs_one_pass(const KeyT* keys, const T* values, long long n, KeyT* 
   constexpr long long tile = static_cast<long long>(Threads) * Items;
   const long long tiles = (n + tile - 1) / tile;
   const std::size_t bytes = run_slots<T>::bytes_for(tiles);
-  run_workspace workspace(bytes, stream, ::reducelab::detail::current_device_properties().ordinal);
+  carries_workspace workspace(bytes, stream, ::reducelab::detail::current_device_properties().ordinal);
   const auto slots = run_slots<T>::carve(workspace.bytes(), tiles, ::reducelab::detail::next_epoch());
   one_pass_kernel<Threads, Items, MinBlocks, KeyT, T, NumRunsT, OpT, EqualT>()<<<static_cast<unsigned>(tiles), Threads,
                                                                                 0, stream>>>(
@@ -326,6 +298,13 @@ void reduce_runs_one_pass(const KeyT* keys, const T* values, long long n, KeyT* 
 /// (its lanes join a run's items out of order) and keys and values of 4 or 8 bytes (agent/run_stretch.cuh).
 template <class KeyT, class T, class OpT>
 inline constexpr bool streams_runs = is_commutative_v<OpT> && agent::run_stretch_types<KeyT, T>;
+
+/// Whether keys and values start on 4 items, as the stream path's vector loads ask (agent/run_stretch.cuh).
+template <class KeyT, class T>
+bool stream_path_aligned(const KeyT* keys, const T* values) {
+  return reinterpret_cast<std::uintptr_t>(keys) % (4 * sizeof(KeyT)) == 0 &&
+         reinterpret_cast<std::uintptr_t>(values) % (4 * sizeof(T)) == 0;
+}
 
 /// The first bytes of the stream path's workspace: the published choice (a tagged_partial<int> at 0) and the one-pass
 /// kernel's tile counter (at run_next_tile_at).
@@ -358,15 +337,15 @@ inline run_choice_readback last_run_choice(cudaStream_t stream) {
 
 /// reduce_by_key's stream path (kernels/stream_runs.cuh) on a resident grid. With run_sample::if_long (the entry's)
 /// the one-pass kernel follows on a resident grid too, claiming its tiles from a counter; the stream path's block 0
-/// reads the keys' sample and exactly one of the two works (block/run_density.cuh). With run_sample::always the stream path works alone, at any run length (tests, harnesses).
-/// keys and values must be aligned to 4 items (the entry sends unaligned ones to the one-pass kernel).
+/// reads the keys' sample and exactly one of the two works (block/run_density.cuh). With run_sample::always the
+/// stream path works alone, at any run length (tests, harnesses). keys and values must be aligned to 4 items
+/// (stream_path_aligned; the entry sends unaligned ones to the one-pass kernel).
 template <class PolicyT, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
                           NumRunsT* num_runs, OpT op, EqualT equal, kernels::run_sample sample, cudaStream_t stream) {
   static_assert(streams_runs<KeyT, T, OpT>, "reducelab: the stream path takes commutative functors over 4- and "
                                             "8-byte keys and values");
-  REDUCELAB_EXPECTS(reinterpret_cast<std::uintptr_t>(keys) % (4 * sizeof(KeyT)) == 0 &&
-                        reinterpret_cast<std::uintptr_t>(values) % (4 * sizeof(T)) == 0,
+  REDUCELAB_EXPECTS(stream_path_aligned(keys, values),
                     "reducelab: reduce_by_key's stream path needs keys and values aligned to 4 items");
   REDUCELAB_EXPECTS(sample == kernels::run_sample::always ||
                         n >= static_cast<long long>(block::run_sample_windows) * block::run_sample_window,
@@ -381,7 +360,7 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
   constexpr std::size_t control_bytes = run_control_bytes;
   const std::size_t stream_bytes = run_slots<T>::bytes_for(tiles);
   const std::size_t bytes = control_bytes + stream_bytes + (one_tiles > 0 ? run_slots<T>::bytes_for(one_tiles) : 0);
-  run_workspace workspace(bytes, stream, dev.ordinal);
+  carries_workspace workspace(bytes, stream, dev.ordinal);
   const unsigned long long epoch = ::reducelab::detail::next_epoch();
   constexpr auto one_kernel = one_pass_kernel<one_threads, tuning::by_key_items<KeyT, T>, 0, KeyT, T, NumRunsT, OpT,
                                               EqualT>();
@@ -409,9 +388,7 @@ void reduce_by_key(const KeyT* keys, const T* values, long long n, KeyT* unique_
                    NumRunsT* num_runs, OpT op, EqualT equal, cudaStream_t stream) {
   using stream_policy = tuning::by_key_stream_policy;
   if constexpr (streams_runs<KeyT, T, OpT>) {
-    const bool aligned = reinterpret_cast<std::uintptr_t>(keys) % (4 * sizeof(KeyT)) == 0 &&
-                         reinterpret_cast<std::uintptr_t>(values) % (4 * sizeof(T)) == 0;
-    if (n >= stream_policy::min_n && aligned) {
+    if (n >= stream_policy::min_n && stream_path_aligned(keys, values)) {
       reduce_runs_streamed<stream_policy>(keys, values, n, unique_keys, values_out, num_runs, op, equal,
                                           kernels::run_sample::if_long, stream);
       return;
