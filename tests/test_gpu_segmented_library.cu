@@ -770,16 +770,19 @@ std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
 }
 
 /// Which way expect_by_key calls: the public entry, or the stream path (segmented/kernels/stream_runs.cuh) alone at
-/// any run length, its keys' sample skipped.
+/// any run length, its keys' sample skipped, at its longest stretch (which the entry takes for large n only), so that
+/// the tests below fill and overflow its stash.
 enum class by_key_call { entry, stream_path };
 
-/// The stream path alone, its keys' sample skipped (by_key_call::stream_path).
+/// The stream path alone, its keys' sample skipped, at its longest stretch (which the entry takes for large n only),
+/// so that the tests fill and overflow its stash (by_key_call::stream_path).
 template <class K, class T, class OpT>
 void reduce_by_key_on_stream_path(const K* keys, const T* values, std::size_t n, K* unique_keys, T* values_out,
                                   long long* num_runs, OpT op) {
   reducelab::segmented::detail::reduce_runs_streamed<reducelab::segmented::tuning::by_key_stream_policy>(
       keys, values, static_cast<long long>(n), unique_keys, values_out, num_runs, op, cuda::std::equal_to<>{},
-      reducelab::segmented::kernels::run_sample::always, nullptr);
+      reducelab::segmented::kernels::run_sample::always, nullptr,
+      reducelab::segmented::tuning::by_key_stream_policy::warp_stretch<K, T>);
 }
 
 template <class T, class OpT>

@@ -342,7 +342,8 @@ inline run_choice_readback last_run_choice(cudaStream_t stream) {
 /// (stream_path_aligned; the entry sends unaligned ones to the one-pass kernel).
 template <class PolicyT, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
-                          NumRunsT* num_runs, OpT op, EqualT equal, kernels::run_sample sample, cudaStream_t stream) {
+                          NumRunsT* num_runs, OpT op, EqualT equal, kernels::run_sample sample, cudaStream_t stream,
+                          long long stretch = 0) {
   static_assert(streams_runs<KeyT, T, OpT>, "reducelab: the stream path takes commutative functors over 4- and "
                                             "8-byte keys and values");
   REDUCELAB_EXPECTS(stream_path_aligned(keys, values),
@@ -351,7 +352,23 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
                         n >= static_cast<long long>(block::run_sample_windows) * block::run_sample_window,
                     "reducelab: reduce_by_key's keys sample needs n >= 4096");
   const device_properties dev = ::reducelab::detail::current_device_properties();
-  constexpr long long tile = static_cast<long long>(PolicyT::threads / 32) * PolicyT::template warp_stretch<KeyT, T>;
+  constexpr auto stream_kernel =
+      &kernels::stream_runs<PolicyT, PolicyT::template min_blocks<KeyT, T>, KeyT, T, NumRunsT, OpT, EqualT>;
+  constexpr long long warps = PolicyT::threads / 32;
+  constexpr long long chunk = PolicyT::chunks * 128LL;
+  const long long resident = resident_blocks<stream_kernel>(dev, PolicyT::threads);
+  constexpr long long longest = PolicyT::template warp_stretch<KeyT, T>;
+  if (stretch <= 0) {
+    // As few rounds of the resident grid as the stash allows, and every round full: with the longest stretch for all
+    // n, the last of 2^26 int32 keys' 4.1 rounds kept 14 % of the blocks busy, and runs of 256 took 161 µs where one
+    // balanced round (by_key_stream_proxy.cu's joined_2) took 138 µs (H200, stop 60).
+    const long long rounds = (n + resident * warps * longest - 1) / (resident * warps * longest);
+    const long long even = (n + resident * warps * rounds - 1) / (resident * warps * rounds);
+    stretch = (even + chunk - 1) / chunk * chunk;
+  }
+  REDUCELAB_EXPECTS(stretch % chunk == 0 && stretch <= longest,
+                    "reducelab: reduce_by_key's stream path takes stretches of whole chunk groups that its stash holds");
+  const long long tile = warps * stretch;
   const long long tiles = (n + tile - 1) / tile;
   constexpr int one_threads = tuning::by_key_threads;
   constexpr long long one_tile = static_cast<long long>(one_threads) * tuning::by_key_items<KeyT, T>;
@@ -370,11 +387,10 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
                            epoch};
   if (one_tiles == 0) choice.next_tile = nullptr;
   const auto slots = run_slots<T>::carve(workspace.bytes() + control_bytes, tiles, epoch);
-  constexpr auto stream_kernel =
-      &kernels::stream_runs<PolicyT, PolicyT::template min_blocks<KeyT, T>, KeyT, T, NumRunsT, OpT, EqualT>;
-  const long long grid = std::min(tiles, resident_blocks<stream_kernel>(dev, PolicyT::threads));
-  stream_kernel<<<static_cast<unsigned>(grid), PolicyT::threads, 0, stream>>>(
-      keys, values, n, unique_keys, values_out, num_runs, op, equal, sample, choice, slots.counts, slots.carries);
+  const long long grid = std::min(tiles, resident);
+  stream_kernel<<<static_cast<unsigned>(grid), PolicyT::threads, 0, stream>>>(keys, values, n, unique_keys, values_out,
+                                                                             num_runs, op, equal, sample, choice,
+                                                                             stretch, slots.counts, slots.carries);
   CUDA_TRY_LAUNCH();
   if (one_tiles == 0) return;
   const auto one_slots = run_slots<T>::carve(workspace.bytes() + control_bytes + stream_bytes, one_tiles, epoch);

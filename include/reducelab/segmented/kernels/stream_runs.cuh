@@ -68,13 +68,15 @@ struct run_emitter {
   }
 };
 
-/// Tiles of PolicyT::threads / 32 warps x PolicyT::warp_stretch<KeyT, T> items over [0, n); keys and values aligned to 4 items.
+/// Tiles of PolicyT::threads / 32 warps x `stretch` items over [0, n) (stretch: a multiple of chunks x 128, at most
+/// PolicyT::warp_stretch<KeyT, T>, whose runs the stash holds); keys and values aligned to 4 items.
 /// MinBlocks: the __launch_bounds__ minimum, PolicyT::min_blocks<KeyT, T> (a parameter, so the kernel's name states it).
 template <class PolicyT, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
     stream_runs(const KeyT* __restrict__ keys, const T* __restrict__ values, long long n, KeyT* __restrict__ unique_keys,
                 T* __restrict__ values_out, NumRunsT* num_runs, OpT op, EqualT equal, run_sample sample,
-                block::run_choice choice, grid::carry_slots<long long> counts, grid::carry_slots<T> carries) {
+                block::run_choice choice, long long stretch, grid::carry_slots<long long> counts,
+                grid::carry_slots<T> carries) {
   using storage_t = stream_runs_storage<PolicyT, KeyT, T>;
   __shared__ cub::Uninitialized<storage_t> raw;  // never constructed (a value type may have default initializers)
   storage_t& s = raw.Alias();
@@ -96,8 +98,7 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
   if (!works) return;
 
   constexpr int warps = storage_t::warps;
-  constexpr long long stretch = PolicyT::template warp_stretch<KeyT, T>;
-  constexpr long long tile = warps * stretch;
+  const long long tile = warps * stretch;
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const long long tiles = (n + tile - 1) / tile;
   const T id = identity_of<OpT, T>();
