@@ -14,8 +14,6 @@
 #pragma once
 
 #include "reducelab/core/traits.hpp"
-#include "reducelab/segmented/merge_path.cuh"
-#include "reducelab/segmented/warp/warp_segmented_scan.cuh"
 #include "reducelab/warp/shuffle.cuh"
 
 #include <cuda/std/type_traits>
@@ -103,22 +101,33 @@ __device__ __forceinline__ run_stretch_pieces<KeyT, T> stream_run_stretch(const 
       if (started) tail = op(tail, v[j]);
       else lead = op(lead, v[j]);
     }
-    // The run in progress where each lane starts: a segmented scan of the lanes' pieces, then one lane up.
-    const flagged<T> inclusive = warp::inclusive_scan(flagged<T>{any ? tail : lead, any}, op);
-    flagged<T> before_lane = warp::shfl_up(inclusive, 1);
-    if (lane == 0) before_lane = flagged<T>{id, false};
-    const T entering = before_lane.closed ? before_lane.value : op(in, before_lane.value);
-    // The stretch's index of this lane's first head: heads in earlier chunks, then in earlier lanes.
-    const int lane_heads = static_cast<int>(h[0]) + h[1] + h[2] + h[3];
-    int at = lane_heads;
+    // The run in progress where each lane starts: a segmented scan of the lanes' pieces, then one lane up. Whether a
+    // lane's window of lanes holds a head is read off the chunk's ballot instead of being shuffled along with the
+    // values, and the heads before each lane are counted from three ballots of its head count's bits (it has at most
+    // 4): per chunk with heads, 13 shuffle calls fewer than a flagged scan and a shuffled count scan.
+    const unsigned lanes_before = (1u << lane) - 1u;
+    const unsigned lanes_upto = lanes_before | (1u << lane);
+    T x = any ? tail : lead;
 #pragma unroll
     for (int d = 1; d < rw::threads_per_warp; d *= 2) {
-      const int o = __shfl_up_sync(rw::full_mask, at, d);
-      if (lane >= d) at += o;
+      const T earlier = rw::shfl_idx(x, lane >= d ? lane - d : lane);
+      // x holds lanes (lane - d, lane]: closed if a head lies there, else the earlier lanes' piece joins in front
+      const unsigned window = lane >= d ? lanes_upto & ~((1u << (lane - d + 1)) - 1u) : lanes_upto;
+      if (lane >= d && (with_heads & window) == 0) x = op(earlier, x);
     }
-    const int chunk_heads = __shfl_sync(rw::full_mask, at, rw::threads_per_warp - 1);
+    T before_lane = rw::shfl_idx(x, lane > 0 ? lane - 1 : 0);
+    const bool before_closed = (with_heads & lanes_before) != 0;
+    if (lane == 0) before_lane = id;
+    const T entering = before_closed ? before_lane : op(in, before_lane);
+    // The stretch's index of this lane's first head: heads in earlier chunks, then in earlier lanes.
+    const int lane_heads = static_cast<int>(h[0]) + h[1] + h[2] + h[3];
+    const unsigned bit0 = __ballot_sync(rw::full_mask, (lane_heads & 1) != 0);
+    const unsigned bit1 = __ballot_sync(rw::full_mask, (lane_heads & 2) != 0);
+    const unsigned bit2 = __ballot_sync(rw::full_mask, (lane_heads & 4) != 0);
+    const int at = __popc(bit0 & lanes_before) + 2 * __popc(bit1 & lanes_before) + 4 * __popc(bit2 & lanes_before);
+    const int chunk_heads = __popc(bit0) + 2 * __popc(bit1) + 4 * __popc(bit2);
     if (any) {
-      int index = heads_seen + at - lane_heads;
+      int index = heads_seen + at;
       T acc = entering;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
@@ -137,8 +146,7 @@ __device__ __forceinline__ run_stretch_pieces<KeyT, T> stream_run_stretch(const 
     }
     if (heads_seen == 0) leading = rw::shfl_idx(leading, __ffs(static_cast<int>(with_heads)) - 1);
     heads_seen += chunk_heads;
-    const flagged<T> last = rw::shfl_idx(inclusive, rw::threads_per_warp - 1);
-    run = last.closed ? last.value : op(in, last.value);
+    run = rw::shfl_idx(x, rw::threads_per_warp - 1);  // closed: the chunk holds a head
   };
 
   long long base = begin;
