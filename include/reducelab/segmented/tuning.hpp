@@ -459,7 +459,15 @@ constexpr int by_key_min_blocks(int threads) {
 // by-key-stream-path.txt, 291cbf5): int32 values 1.43x at runs of 256 (69.4 % of peak), 1.58x at 4096, 1.05-1.06x at
 // 8 and 32; doubles 1.35x, 1.58x, 1.07-1.19x; where the sample picks the one-pass kernel (runs of 1 and 4) 0.97-0.99x.
 // min_mean_run = 8 because the harness's one-kernel form was about even with the one-pass kernel at runs of 8 and
-// slower below; the stream path at runs of 4-7 and min_n are not measured (min_n keeps small calls to one launch).
+// slower below; the stream path at runs of 4-7 is not measured.
+// min_n = 2^24: below it the stream path's fixed cost outweighs its gain. Where the one-pass kernel works, the stream
+// path's 528 blocks wait for block 0's sample and leave: 8.8 us under Nsight Compute at 2^24 int32 runs of one (the
+// one-pass kernel leaving: 3.5 us). Same run, the entry with the stream path against the one-pass kernel alone (H200,
+// plus over int32 / double values, results/NVIDIA_H200-segmented/by-key-stream-threshold.txt, b9d9619): at 2^22 the
+// stream path was 1.12-1.35x slower for runs of 1-32 and int32's 1.14-1.23x at 256-4096 (doubles: even at 256, 1.10x
+// faster at 4096); at 2^23 1.03-1.21x slower for runs of 1-32, 1.03-1.16x faster from 256; at 2^24 7-14 % slower for
+// runs of 1-4, even at 8-32, 1.12-1.26x faster at 256-4096; at 2^25-2^26 1-7 % slower for runs of 1-4, 1.06-1.61x
+// faster for uniform runs from 8.
 struct by_key_stream_policy {
   static constexpr int threads = 256;
   // resident blocks per SM the registers must allow: bound to 4, int32 keys with doubles spilled 48 bytes at 64
@@ -476,7 +484,7 @@ struct by_key_stream_policy {
   // overflowed every warp and took 1.6x the one-pass kernel's time (H200, 2^26, stop 60).
   template <class KeyT, class T>
   static constexpr long long warp_stretch = stash_runs<KeyT, T> * 6LL / (chunks * 128) * (chunks * 128);
-  static constexpr long long min_n = 1LL << 22;  // below, the one-pass kernel alone (no sample, one launch)
+  static constexpr long long min_n = 1LL << 24;  // below, the one-pass kernel alone (no sample, one launch)
 };
 
 }  // namespace reducelab::segmented::tuning
