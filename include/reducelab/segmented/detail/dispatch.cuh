@@ -361,7 +361,9 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
   if (stretch <= 0) {
     // As few rounds of the resident grid as the stash allows, and every round full: with the longest stretch for all
     // n, the last of 2^26 int32 keys' 4.1 rounds kept 14 % of the blocks busy, and runs of 256 took 161 µs where one
-    // balanced round (by_key_stream_proxy.cu's joined_2) took 138 µs (H200, stop 60).
+    // balanced round (by_key_stream_proxy.cu's joined_2) took 138 µs (H200, stop 60). Measured with it (stop 61,
+    // same run, results/NVIDIA_H200-segmented/by-key-stream-threshold.txt): 2^26 int32 only 1.02-1.04x at runs of
+    // 256-4096 and 2-3 % slower at 8-32 (more tiles); at 2^24, where the longest stretch made 1.03 rounds, 1.05-1.13x.
     const long long rounds = (n + resident * warps * longest - 1) / (resident * warps * longest);
     const long long even = (n + resident * warps * rounds - 1) / (resident * warps * rounds);
     stretch = (even + chunk - 1) / chunk * chunk;
