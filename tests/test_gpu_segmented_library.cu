@@ -769,13 +769,11 @@ std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
   return keys;
 }
 
-/// Which way expect_by_key calls: the public entry, or the stream path (segmented/kernels/stream_runs.cuh) alone at
-/// any run length, its keys' sample skipped, at its longest stretch (which the entry takes for large n only), so that
-/// the tests below fill and overflow its stash.
+/// Which way expect_by_key calls: the public entry, or the stream path alone (reduce_by_key_on_stream_path).
 enum class by_key_call { entry, stream_path };
 
-/// The stream path alone, its keys' sample skipped, at its longest stretch (which the entry takes for large n only),
-/// so that the tests fill and overflow its stash (by_key_call::stream_path).
+/// The stream path (segmented/kernels/stream_runs.cuh) alone at any run length, its keys' sample skipped, at its
+/// longest stretch (which the entry takes for large n only), so that the tests fill and overflow its stash.
 template <class K, class T, class OpT>
 void reduce_by_key_on_stream_path(const K* keys, const T* values, std::size_t n, K* unique_keys, T* values_out,
                                   long long* num_runs, OpT op) {

@@ -118,4 +118,46 @@ __device__ T look_back(const carry_slots<T>& slots, long long block, OpT op,
   }
 }
 
+/// Tile `tile`'s run count and the run in progress at its end (`closed`: a run starts in the tile), published at once
+/// for the tiles after it (one thread calls it, before the tile looks back, so that every look-back ends): tile 0's
+/// count as the prefix it is, the others' as aggregates. The by-key kernels' tiles (kernels/reduce_runs.cuh,
+/// kernels/stream_runs.cuh) share this protocol.
+template <class T>
+__device__ __forceinline__ void publish_tile_runs(const carry_slots<long long>& counts, const carry_slots<T>& carries,
+                                                  long long tile, long long heads, const T& carry, bool closed) {
+  if (tile == 0) {
+    ::reducelab::grid::publish(counts.prefixes, heads, counts.epoch);
+  } else {
+    ::reducelab::grid::publish(counts.aggregates + tile, heads, counts.epoch);
+  }
+  publish_carry(carries, tile, carry, closed);
+}
+
+/// The runs that start before tile `tile` (> 0), in every thread; thread 0 then publishes the tile's prefix (those
+/// runs and its own `tile_heads`, which only thread 0 reads). The whole block calls it; `shared`: a block-shared slot.
+template <int Threads, class HeadsT>
+__device__ __forceinline__ long long runs_before_tile(const carry_slots<long long>& counts, long long tile,
+                                                      const HeadsT& tile_heads,
+                                                      ::reducelab::block::reduce_storage<long long, Threads>& storage,
+                                                      long long& shared) {
+  const long long before = look_back<Threads>(counts, tile, count_sum{}, storage);
+  if (threadIdx.x == 0) {
+    shared = before;
+    ::reducelab::grid::publish(counts.prefixes + tile, before + tile_heads, counts.epoch);
+  }
+  __syncthreads();
+  return shared;
+}
+
+/// What the tiles before `tile` hold of the run in progress at its start (look_back), in every thread. The whole block
+/// calls it; `shared` is a block-shared slot.
+template <int Threads, class T, class OpT>
+__device__ __forceinline__ T carry_into_tile(const carry_slots<T>& carries, long long tile, OpT op,
+                                             ::reducelab::block::reduce_storage<T, Threads>& storage, T& shared) {
+  const T carry = look_back<Threads>(carries, tile, op, storage);
+  if (threadIdx.x == 0) shared = carry;
+  __syncthreads();
+  return shared;
+}
+
 }  // namespace reducelab::segmented::grid

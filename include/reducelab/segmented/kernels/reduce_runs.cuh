@@ -171,33 +171,15 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
   __syncthreads();  // the scan's storage is free
 
   // Publish at once what later tiles need from this one (before looking back: the waits then always end).
-  if (tid == 0) {
-    if (b == 0) {
-      ::reducelab::grid::publish(counts.prefixes, static_cast<long long>(tile_heads), counts.epoch);
-    } else {
-      ::reducelab::grid::publish(counts.aggregates + b, static_cast<long long>(tile_heads), counts.epoch);
-    }
-    grid::publish_carry(carries, b, total.value, total.closed);
-  }
+  if (tid == 0) grid::publish_tile_runs(counts, carries, b, tile_heads, total.value, total.closed);
   long long runs_before = 0;
   if (b > 0) {
-    runs_before = grid::look_back<Threads>(counts, b, grid::count_sum{}, s.work.count_look_back);
-    if (tid == 0) {
-      s.runs_before = runs_before;
-      ::reducelab::grid::publish(counts.prefixes + b, runs_before + tile_heads, counts.epoch);
-    }
-    __syncthreads();
-    runs_before = s.runs_before;
+    runs_before = grid::runs_before_tile<Threads>(counts, b, tile_heads, s.work.count_look_back, s.runs_before);
   }
   // The run in progress at the tile's start needs the earlier tiles' part only if it ends here.
   const bool carried = !starts_with_head && (total.closed || ends_with_tail);
   T carry_in = identity_of<OpT, T>();
-  if (carried) {
-    carry_in = grid::look_back<Threads>(carries, b, op, s.work.value_look_back);
-    if (tid == 0) s.carry_in = carry_in;
-    __syncthreads();
-    carry_in = s.carry_in;
-  }
+  if (carried) carry_in = grid::carry_into_tile<Threads>(carries, b, op, s.work.value_look_back, s.carry_in);
 
   // Stage the outputs in run order: keys at heads (slot = heads before, in the tile), values at tails (slot = runs
   // touching the tile before it: the tile's heads so far, one more when its first run began in an earlier tile).

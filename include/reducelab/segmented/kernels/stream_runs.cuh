@@ -135,31 +135,18 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
       s.tile_heads = heads;
       s.tile_has_head = any;
       s.tile_carry = carry;
-      if (t == 0) {
-        ::reducelab::grid::publish(counts.prefixes, static_cast<long long>(heads), counts.epoch);
-      } else {
-        ::reducelab::grid::publish(counts.aggregates + t, static_cast<long long>(heads), counts.epoch);
-      }
-      grid::publish_carry(carries, t, carry, any);
+      grid::publish_tile_runs(counts, carries, t, heads, carry, any);
     }
     __syncthreads();
     const bool last_tile = t + 1 == tiles;
     long long runs_before = 0;
     if (t > 0) {
-      runs_before = grid::look_back<PolicyT::threads>(counts, t, grid::count_sum{}, s.look_back.counts);
-      if (threadIdx.x == 0) {
-        s.runs_before = runs_before;
-        ::reducelab::grid::publish(counts.prefixes + t, runs_before + s.tile_heads, counts.epoch);
-      }
-      __syncthreads();
-      runs_before = s.runs_before;
+      runs_before =
+          grid::runs_before_tile<PolicyT::threads>(counts, t, s.tile_heads, s.look_back.counts, s.runs_before);
     }
     T carry_in = id;
     if (t > 0 && (s.tile_has_head || last_tile)) {
-      carry_in = grid::look_back<PolicyT::threads>(carries, t, op, s.look_back.carries);
-      if (threadIdx.x == 0) s.carry_in = carry_in;
-      __syncthreads();
-      carry_in = s.carry_in;
+      carry_in = grid::carry_into_tile<PolicyT::threads>(carries, t, op, s.look_back.carries, s.carry_in);
     }
 
     // Place this warp's runs: keys from its first head on, values of the runs it closes after its first head, then
