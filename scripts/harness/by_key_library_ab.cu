@@ -1,5 +1,5 @@
 // reducelab::reduce_by_key alone, for same-run A/Bs of its kernels across source trees (issue 13, stop 62): one
-// binary per tree, each built against that tree's include/, run in turns by a script. Unlike by_key_stream_proxy.cu
+// binary per tree, each built against that tree's include/, run in turns by scripts/harness/ab_turns.py. Unlike by_key_stream_proxy.cu
 // (plus only, beside the lead's proxies) it takes the functor and the value type at compile time, so the stream
 // path's compare-select functors (maximum) are measured as the segmented compare's rows run them. Not part of the
 // build or of the tests.
