@@ -769,18 +769,30 @@ std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
   return keys;
 }
 
-/// Which way expect_by_key calls: the public entry, or the stream path alone (reduce_by_key_on_stream_path).
-enum class by_key_call { entry, stream_path };
+/// Which way expect_by_key calls: the public entry, or the stream path alone (reduce_by_key_on_stream_path) with the
+/// entry's policy or with wide_lanes_policy.
+enum class by_key_call { entry, stream_path, stream_path_wide_lanes };
+
+/// The stream path with 8 items a lane in chunks of 256 (tuning.hpp's `items`), where the entry's policy takes 4 in
+/// chunks of 128: a shape the entry does not take unless a same-run A/B says so, tested here so that it can be
+/// measured. The same stretches: chunks x 32 x items is 256 in both.
+struct wide_lanes_policy : reducelab::segmented::tuning::by_key_stream_policy {
+  static constexpr int items = 8;
+  static constexpr int chunks = 1;
+};
+static_assert(wide_lanes_policy::chunks * 32 * wide_lanes_policy::items ==
+                  reducelab::segmented::tuning::by_key_stream_policy::chunks * 32 *
+                      reducelab::segmented::tuning::by_key_stream_policy::items,
+              "wide_lanes_policy inherits warp_stretch, whose multiple must stay a whole chunk group");
 
 /// The stream path (segmented/kernels/stream_runs.cuh) alone at any run length, its keys' sample skipped, at its
 /// longest stretch (which the entry takes for large n only), so that the tests fill and overflow its stash.
-template <class K, class T, class OpT>
+template <class PolicyT = reducelab::segmented::tuning::by_key_stream_policy, class K, class T, class OpT>
 void reduce_by_key_on_stream_path(const K* keys, const T* values, std::size_t n, K* unique_keys, T* values_out,
                                   long long* num_runs, OpT op) {
-  reducelab::segmented::detail::reduce_runs_streamed<reducelab::segmented::tuning::by_key_stream_policy>(
+  reducelab::segmented::detail::reduce_runs_streamed<PolicyT>(
       keys, values, static_cast<long long>(n), unique_keys, values_out, num_runs, op, cuda::std::equal_to<>{},
-      reducelab::segmented::kernels::run_sample::always, nullptr,
-      reducelab::segmented::tuning::by_key_stream_policy::warp_stretch<K, T>);
+      reducelab::segmented::kernels::run_sample::always, nullptr, PolicyT::template warp_stretch<K, T>);
 }
 
 template <class T, class OpT>
@@ -814,7 +826,12 @@ void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, con
   if (call == by_key_call::entry) {
     reducelab::reduce_by_key(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
   } else if constexpr (reducelab::segmented::detail::streams_runs<int, T, OpT>) {
-    reduce_by_key_on_stream_path(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
+    if (call == by_key_call::stream_path_wide_lanes) {
+      reduce_by_key_on_stream_path<wide_lanes_policy>(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs),
+                                                      op);
+    } else {
+      reduce_by_key_on_stream_path(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
+    }
   } else {
     FAIL() << "the stream path does not take these types";
   }
@@ -1048,19 +1065,23 @@ TEST(LibraryReduceByKey, NaNKeysNeverEqualThemselvesInAnyTile) {
   }
 }
 
-TEST(LibraryReduceByKey, StreamPathAtEveryRunLength) {
-  REDUCELAB_SKIP_WITHOUT_GPU();
-  // The stream path alone (kernels/stream_runs.cuh, its keys' sample skipped), so that it meets run lengths the entry
-  // would give the one-pass kernel: runs of one, where every warp's stash overflows and its stretch is streamed again;
-  // runs around a warp's stash (stash_runs) and stretch (warp_stretch) and a tile; a run over many tiles; mixed runs;
-  // inputs that end in a partial chunk, a partial stretch, a partial tile.
+namespace segmented_library_test {
+
+/// The stream path alone (kernels/stream_runs.cuh, its keys' sample skipped), so that it meets run lengths the entry
+/// would give the one-pass kernel: runs of one, where every warp's stash overflows and its stretch is streamed again;
+/// runs around a warp's stash (stash_runs) and stretch (warp_stretch) and a tile; a run over many tiles; mixed runs;
+/// inputs that end in a partial chunk, a partial stretch, a partial tile. `call` picks the policy (both policies have
+/// the same stretches and stash).
+void expect_stream_path_at_every_run_length(by_key_call call) {
   using policy = reducelab::segmented::tuning::by_key_stream_policy;
   constexpr long long stretch = policy::warp_stretch<int, std::int32_t>;
   constexpr long long tile = stretch * policy::threads / 32;
   constexpr long long stash = policy::stash_runs<int, std::int32_t>;
-  const auto both = [](const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
-    expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +", by_key_call::stream_path);
-    expect_by_key<double>(keys, add{}, seed + 1, name + ", double +", by_key_call::stream_path);
+  static_assert(wide_lanes_policy::warp_stretch<int, std::int32_t> == stretch &&
+                wide_lanes_policy::stash_runs<int, std::int32_t> == stash);
+  const auto both = [call](const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
+    expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +", call);
+    expect_by_key<double>(keys, add{}, seed + 1, name + ", double +", call);
   };
   both(keys_of_runs(uniform(3 * tile + 77, 1)), 200, "runs of one");
   for (long long length :
@@ -1084,6 +1105,19 @@ TEST(LibraryReduceByKey, StreamPathAtEveryRunLength) {
     if (n % 5 != 0) fives.push_back(n % 5);
     both(keys_of_runs(fives), 306 + n, "n = " + std::to_string(n) + " in runs of five");
   }
+}
+
+}  // namespace segmented_library_test
+
+TEST(LibraryReduceByKey, StreamPathAtEveryRunLength) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  expect_stream_path_at_every_run_length(by_key_call::stream_path);
+}
+
+TEST(LibraryReduceByKey, StreamPathWithWideLanesAtEveryRunLength) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // 8 items a lane (wide_lanes_policy): heads counted on four ballots, a chunk of 256, partial chunks of up to 255.
+  expect_stream_path_at_every_run_length(by_key_call::stream_path_wide_lanes);
 }
 
 TEST(LibraryReduceByKey, StreamPathOverSeveralRoundsOfTheGrid) {

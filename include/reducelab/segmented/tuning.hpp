@@ -474,16 +474,22 @@ struct by_key_stream_policy {
   // registers; bound to 3 they take 80 and spill nothing (ptxas, sm_90)
   template <class KeyT, class T>
   static constexpr int min_blocks = sizeof(KeyT) + sizeof(T) <= 8 ? 4 : 3;
-  static constexpr int chunks = 2;                      // chunks of 128 items a warp loads before using any
+  // Consecutive items a lane takes from each chunk (4 or 8). At runs of 8 the stream kernel is short of issue slots,
+  // not of bandwidth (Nsight Compute on the H100, stop 62: ncu-by-key-max-vs-plus-563045b.txt), and most of a chunk's
+  // work with heads (its segmented warp scan, ballots and shuffles) is per chunk, not per item: 8 items a lane in
+  // chunks of 256 (the tests' wide_lanes_policy, the same stretches) halve it per item. Tested, not yet measured
+  // against 4, which is what every figure above was measured with.
+  static constexpr int items = 4;
+  static constexpr int chunks = 2;                      // chunks of 32 x items a warp loads before using any
   static constexpr std::size_t stash_bytes = 40 * 1024;  // a tile's runs, before their places are known
   template <class KeyT, class T>
   static constexpr int stash_runs = static_cast<int>(stash_bytes / (threads / 32) / (sizeof(KeyT) + sizeof(T)));
   static constexpr int min_mean_run = 8;  // the sample's runs must average this many keys
-  // Items a warp streams per tile: as many as its stash holds runs of 6 (a multiple of chunks x 128 items), so that
+  // Items a warp streams per tile: as many as its stash holds runs of 6 (a multiple of chunks x 32 x items), so that
   // runs of min_mean_run fit with room. With 4096 for every pair, doubles in runs of 8 (512 a stretch, 426 fit)
   // overflowed every warp and took 1.6x the one-pass kernel's time (H200, 2^26, stop 60).
   template <class KeyT, class T>
-  static constexpr long long warp_stretch = stash_runs<KeyT, T> * 6LL / (chunks * 128) * (chunks * 128);
+  static constexpr long long warp_stretch = stash_runs<KeyT, T> * 6LL / (chunks * 32 * items) * (chunks * 32 * items);
   static constexpr long long min_n = 1LL << 24;  // below, the one-pass kernel alone (no sample, one launch)
 };
 

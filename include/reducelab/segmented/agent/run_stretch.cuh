@@ -1,6 +1,7 @@
 // One warp of reduce_by_key's stream path (kernels/stream_runs.cuh): it streams one contiguous stretch of keys and
-// values, 128 items a chunk (4 consecutive items a lane, read as 16-byte vectors of keys and of values), Chunks chunks
-// loaded before any is used, and hands out each run's key at its head and each run's value where the run closes.
+// values, 32 x Items items a chunk (Items consecutive items a lane, 4 or 8, read as 16-byte vectors of keys and of
+// values), Chunks chunks loaded before any is used, and hands out each run's key at its head and each run's value
+// where the run closes.
 //
 // Why a warp and a stretch rather than the one-pass kernel's tiles (kernels/reduce_runs.cuh): a chunk in which no run
 // starts costs one combine a lane, and the runs' positions need one look-back per block-wide stretch, not one per tile
@@ -20,15 +21,18 @@
 
 namespace reducelab::segmented::agent {
 
-inline constexpr int run_chunk_items = 128;  // a warp's chunk: 32 lanes x 4 consecutive items
+/// A warp's chunk: 32 lanes x Items consecutive items.
+template <int Items>
+inline constexpr int run_chunk_items = 32 * Items;
 
-/// Four consecutive items, aligned so that they load as one 16-byte vector (two for 8-byte items).
-template <class T>
-struct alignas(4 * sizeof(T)) run_quad {
-  T x[4];
+/// A lane's Items consecutive items, aligned to 4 of them so that they load as 16-byte vectors (Items / 4 of them for
+/// 4-byte items, twice that for 8-byte ones).
+template <class T, int Items>
+struct alignas(4 * sizeof(T)) run_items {
+  T x[Items];
 };
 
-/// Whether a key and a value type fit the path: 4- or 8-byte items (a quad is one or two 16-byte vectors).
+/// Whether a key and a value type fit the path: 4- or 8-byte items (4 of them are one or two 16-byte vectors).
 template <class KeyT, class T>
 inline constexpr bool run_stretch_types = (sizeof(KeyT) == 4 || sizeof(KeyT) == 8) &&
                                           (sizeof(T) == 4 || sizeof(T) == 8) && alignof(KeyT) <= sizeof(KeyT) &&
@@ -43,16 +47,18 @@ struct run_stretch_pieces {
   KeyT last_key;  // the key of its last item
 };
 
-/// Streams [begin, end) (begin < end <= n, begin a multiple of 128 items from an aligned start) and, for the h-th head
+/// Streams [begin, end) (begin < end <= n, begin a multiple of a chunk from an aligned start) and, for the h-th head
 /// of the stretch, calls emit.key(h, key at it) and, when h > 0, emit.value(h - 1, the run that head closes): the run
 /// its (h - 1)-th head started. The run closed by head 0 (it began before the stretch) is the leading piece; the run
 /// in progress at the end, the trailing one. Every lane of the warp calls it together.
-template <int Chunks, class KeyT, class T, class OpT, class EqualT, class EmitT>
+template <int Chunks, int Items, class KeyT, class T, class OpT, class EqualT, class EmitT>
 __device__ __forceinline__ run_stretch_pieces<KeyT, T> stream_run_stretch(const KeyT* __restrict__ keys,
                                                                          const T* __restrict__ values, long long begin,
                                                                          long long end, OpT op, EqualT equal,
                                                                          EmitT& emit) {
+  static_assert(Items == 4 || Items == 8, "reducelab: the stream path's lanes take 4 or 8 items");
   namespace rw = ::reducelab::warp;
+  constexpr int chunk_items = run_chunk_items<Items>;
   const int lane = static_cast<int>(threadIdx.x) % rw::threads_per_warp;
   const T id = identity_of<OpT, T>();
   // The key before the stretch; item 0 of the input always starts a run.
@@ -65,23 +71,26 @@ __device__ __forceinline__ run_stretch_pieces<KeyT, T> stream_run_stretch(const 
   T leading = id;
   int heads_seen = 0;
 
-  // One chunk: k and v hold this lane's 4 items; `avail` items of the chunk are real (Guarded: the rest are fill).
-  auto chunk = [&](const KeyT (&k)[4], const T (&v)[4], bool guarded, long long avail, bool first_of_input) {
-    KeyT before = rw::shfl_idx(k[3], lane > 0 ? lane - 1 : 0);
+  // One chunk: k and v hold this lane's Items items; `avail` items of the chunk are real (Guarded: the rest are fill).
+  auto chunk = [&](const KeyT (&k)[Items], const T (&v)[Items], bool guarded, long long avail, bool first_of_input) {
+    KeyT before = rw::shfl_idx(k[Items - 1], lane > 0 ? lane - 1 : 0);
     if (lane == 0) before = carry_key;
-    carry_key = rw::shfl_idx(k[3], rw::threads_per_warp - 1);
-    bool h[4];
+    carry_key = rw::shfl_idx(k[Items - 1], rw::threads_per_warp - 1);
+    bool h[Items];
     h[0] = !equal(before, k[0]) || (first_of_input && lane == 0);
 #pragma unroll
-    for (int j = 1; j < 4; ++j) h[j] = !equal(k[j - 1], k[j]);
+    for (int j = 1; j < Items; ++j) h[j] = !equal(k[j - 1], k[j]);
     if (guarded) {
 #pragma unroll
-      for (int j = 0; j < 4; ++j) h[j] = h[j] && lane * 4 + j < avail;
+      for (int j = 0; j < Items; ++j) h[j] = h[j] && lane * Items + j < avail;
     }
-    const bool any = h[0] || h[1] || h[2] || h[3];
+    bool any = h[0] || h[1] || h[2] || h[3];
+    if constexpr (Items == 8) any = any || h[4] || h[5] || h[6] || h[7];
     const unsigned with_heads = __ballot_sync(rw::full_mask, any);
     if (with_heads == 0) {  // most chunks of long runs
-      lane_acc = op(lane_acc, op(op(v[0], v[1]), op(v[2], v[3])));
+      T items = op(op(v[0], v[1]), op(v[2], v[3]));
+      if constexpr (Items == 8) items = op(items, op(op(v[4], v[5]), op(v[6], v[7])));
+      lane_acc = op(lane_acc, items);
       folds = true;
       return;
     }
@@ -102,7 +111,7 @@ __device__ __forceinline__ run_stretch_pieces<KeyT, T> stream_run_stretch(const 
     T lead = id, tail = id;
     bool started = false;
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
+    for (int j = 0; j < Items; ++j) {
       if (h[j]) {
         started = true;
         tail = id;
@@ -112,8 +121,8 @@ __device__ __forceinline__ run_stretch_pieces<KeyT, T> stream_run_stretch(const 
     }
     // The run in progress where each lane starts: a segmented scan of the lanes' pieces, then one lane up. Whether a
     // lane's window of lanes holds a head is read off the chunk's ballot instead of being shuffled along with the
-    // values, and the heads before each lane are counted from three ballots of its head count's bits (it has at most
-    // 4): per chunk with heads, 13 shuffle calls fewer than a flagged scan and a shuffled count scan.
+    // values, and the heads before each lane are counted from ballots of its head count's bits (three for 4 items a
+    // lane, four for 8): per chunk with heads, 13 shuffle calls fewer than a flagged scan and a shuffled count scan.
     const unsigned lanes_before = (1u << lane) - 1u;
     const unsigned lanes_upto = lanes_before | (1u << lane);
     T x = any ? tail : lead;
@@ -129,17 +138,23 @@ __device__ __forceinline__ run_stretch_pieces<KeyT, T> stream_run_stretch(const 
     if (lane == 0) before_lane = id;
     const T entering = before_closed ? before_lane : op(in, before_lane);
     // The stretch's index of this lane's first head: heads in earlier chunks, then in earlier lanes.
-    const int lane_heads = static_cast<int>(h[0]) + h[1] + h[2] + h[3];
+    int lane_heads = static_cast<int>(h[0]) + h[1] + h[2] + h[3];
+    if constexpr (Items == 8) lane_heads += static_cast<int>(h[4]) + h[5] + h[6] + h[7];
     const unsigned bit0 = __ballot_sync(rw::full_mask, (lane_heads & 1) != 0);
     const unsigned bit1 = __ballot_sync(rw::full_mask, (lane_heads & 2) != 0);
     const unsigned bit2 = __ballot_sync(rw::full_mask, (lane_heads & 4) != 0);
-    const int at = __popc(bit0 & lanes_before) + 2 * __popc(bit1 & lanes_before) + 4 * __popc(bit2 & lanes_before);
-    const int chunk_heads = __popc(bit0) + 2 * __popc(bit1) + 4 * __popc(bit2);
+    int at = __popc(bit0 & lanes_before) + 2 * __popc(bit1 & lanes_before) + 4 * __popc(bit2 & lanes_before);
+    int chunk_heads = __popc(bit0) + 2 * __popc(bit1) + 4 * __popc(bit2);
+    if constexpr (Items == 8) {  // up to 8 heads a lane: a fourth bit
+      const unsigned bit3 = __ballot_sync(rw::full_mask, (lane_heads & 8) != 0);
+      at += 8 * __popc(bit3 & lanes_before);
+      chunk_heads += 8 * __popc(bit3);
+    }
     if (any) {
       int index = heads_seen + at;
       T acc = entering;
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
+      for (int j = 0; j < Items; ++j) {
         if (h[j]) {
           if (index == 0) {
             leading = acc;
@@ -161,28 +176,28 @@ __device__ __forceinline__ run_stretch_pieces<KeyT, T> stream_run_stretch(const 
   long long base = begin;
   bool first_of_input = starts_input;
   // Whole groups of Chunks chunks: every load issued before any is used.
-  for (; base + static_cast<long long>(run_chunk_items) * Chunks <= end; base += run_chunk_items * Chunks) {
-    run_quad<KeyT> kq[Chunks];
-    run_quad<T> vq[Chunks];
+  for (; base + static_cast<long long>(chunk_items) * Chunks <= end; base += chunk_items * Chunks) {
+    run_items<KeyT, Items> kq[Chunks];
+    run_items<T, Items> vq[Chunks];
 #pragma unroll
     for (int c = 0; c < Chunks; ++c) {
-      const long long at = base + c * run_chunk_items + lane * 4;
-      kq[c] = *reinterpret_cast<const run_quad<KeyT>*>(keys + at);
-      vq[c] = *reinterpret_cast<const run_quad<T>*>(values + at);
+      const long long at = base + c * chunk_items + lane * Items;
+      kq[c] = *reinterpret_cast<const run_items<KeyT, Items>*>(keys + at);
+      vq[c] = *reinterpret_cast<const run_items<T, Items>*>(values + at);
     }
 #pragma unroll
     for (int c = 0; c < Chunks; ++c) {
-      chunk(kq[c].x, vq[c].x, false, run_chunk_items, first_of_input && c == 0);
+      chunk(kq[c].x, vq[c].x, false, chunk_items, first_of_input && c == 0);
     }
     first_of_input = false;
   }
   // The rest, a chunk at a time, item by item past the end (the stretch's last chunk may be partial).
-  for (; base < end; base += run_chunk_items) {
-    KeyT k[4];
-    T v[4];
+  for (; base < end; base += chunk_items) {
+    KeyT k[Items];
+    T v[Items];
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const long long at = base + lane * 4 + j;
+    for (int j = 0; j < Items; ++j) {
+      const long long at = base + lane * Items + j;
       k[j] = at < end ? keys[at] : end_key;
       v[j] = at < end ? values[at] : id;
     }

@@ -355,7 +355,7 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
   constexpr auto stream_kernel =
       &kernels::stream_runs<PolicyT, PolicyT::template min_blocks<KeyT, T>, KeyT, T, NumRunsT, OpT, EqualT>;
   constexpr long long warps = PolicyT::threads / 32;
-  constexpr long long chunk = PolicyT::chunks * 128LL;
+  constexpr long long chunk = PolicyT::chunks * 32LL * PolicyT::items;
   const long long resident = resident_blocks<stream_kernel>(dev, PolicyT::threads);
   constexpr long long longest = PolicyT::template warp_stretch<KeyT, T>;
   if (stretch <= 0) {

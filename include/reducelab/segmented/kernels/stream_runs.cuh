@@ -68,8 +68,8 @@ struct run_emitter {
   }
 };
 
-/// Tiles of PolicyT::threads / 32 warps x `stretch` items over [0, n) (stretch: a multiple of chunks x 128, at most
-/// PolicyT::warp_stretch<KeyT, T>, whose runs the stash holds); keys and values aligned to 4 items.
+/// Tiles of PolicyT::threads / 32 warps x `stretch` items over [0, n) (stretch: a multiple of chunks x 32 x items, at
+/// most PolicyT::warp_stretch<KeyT, T>, whose runs the stash holds); keys and values aligned to 4 items.
 /// MinBlocks: the __launch_bounds__ minimum, PolicyT::min_blocks<KeyT, T> (a parameter, so the kernel's name states it).
 template <class PolicyT, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
@@ -109,7 +109,8 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
     const bool active = begin < n;
     if (active) {
       run_emitter<true, KeyT, T> stash{s.keys[warp], s.values[warp], storage_t::stash, 0};
-      const auto p = agent::stream_run_stretch<PolicyT::chunks>(keys, values, begin, end, op, equal, stash);
+      const auto p =
+          agent::stream_run_stretch<PolicyT::chunks, PolicyT::items>(keys, values, begin, end, op, equal, stash);
       if (lane == 0) s.pieces[warp] = p;
     }
     __syncthreads();
@@ -161,7 +162,7 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
       for (int j = lane; j < stashed_values; j += 32) values_out[first + j] = s.values[warp][j];
       if (p.heads > storage_t::stash) {  // the stash overflowed: stream again, storing the rest directly
         run_emitter<false, KeyT, T> direct{unique_keys, values_out, storage_t::stash, first};
-        agent::stream_run_stretch<PolicyT::chunks>(keys, values, begin, end, op, equal, direct);
+        agent::stream_run_stretch<PolicyT::chunks, PolicyT::items>(keys, values, begin, end, op, equal, direct);
       }
       if (lane == 0 && p.heads > 0 && first > 0) {
         values_out[first - 1] = s.uses_carry_in[warp] ? op(carry_in, s.crossing[warp]) : s.crossing[warp];
