@@ -1,16 +1,17 @@
 // reducelab::reduce_by_key alone, for same-run A/Bs of its kernels across source trees (issue 13, stop 62): one
-// binary per tree, each built against that tree's include/, run in turns by scripts/harness/ab_turns.py. Unlike by_key_stream_proxy.cu
-// (plus only, beside the lead's proxies) it takes the functor and the value type at compile time, so the stream
-// path's compare-select functors (maximum) are measured as the segmented compare's rows run them. Not part of the
-// build or of the tests.
+// binary per tree, each built against that tree's include/, run in turns by scripts/harness/ab_turns.py. Unlike
+// by_key_stream_proxy.cu (plus only, beside the lead's proxies) it takes the functor and the value type at compile
+// time, so the stream path's compare-select functors (maximum) are measured as the segmented compare's rows run them.
+// Not part of the build or of the tests.
 //
 //   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include -I scripts/harness \
 //                     scripts/harness/by_key_library_ab.cu -o by_key_ab
 //                   -DHARNESS_VALUE=int|float|double (default int), -DHARNESS_MAX (maximum; default plus)
 //   run:            HARNESS_LOG2N=26 ./by_key_ab [LENGTHS] [SAMPLES]
 // LENGTHS: uniform run lengths, or -1 (random lengths 1..64) and -2 (1..3000); int32 keys. Values are integers in
-// [-500, 500), so every sum below 2^24 items is exact in float and all are exact in double and int: every run is
-// checked exactly against the host before timing, and a row that disagrees prints WRONG. Cold (harness_common's
+// [-500, 500), so maximum is exact for every type, and so are sums in int and double; a float sum stays exact only
+// while a run's partial sums stay below 2^24 (runs up to 33 554 items). Every run is checked exactly against the
+// host before timing, and a row that disagrees prints WRONG. Cold (harness_common's
 // cold_timer); the median of SAMPLES after one unrecorded call. % of peak counts keys and values read and the runs'
 // keys and values written, as the segmented compare does.
 #include "harness_common.cuh"
