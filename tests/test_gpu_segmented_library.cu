@@ -769,30 +769,22 @@ std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
   return keys;
 }
 
-/// Which way expect_by_key calls: the public entry, or the stream path alone (reduce_by_key_on_stream_path) with the
-/// entry's policy or with wide_lanes_policy.
-enum class by_key_call { entry, stream_path, stream_path_wide_lanes };
-
-/// The stream path with 8 items a lane in chunks of 256 (tuning.hpp's `items`), where the entry's policy takes 4 in
-/// chunks of 128: a shape the entry does not take unless a same-run A/B says so, tested here so that it can be
-/// measured. The same stretches: chunks x 32 x items is 256 in both.
-struct wide_lanes_policy : reducelab::segmented::tuning::by_key_stream_policy {
-  static constexpr int items = 8;
-  static constexpr int chunks = 1;
-};
-static_assert(wide_lanes_policy::chunks * 32 * wide_lanes_policy::items ==
-                  reducelab::segmented::tuning::by_key_stream_policy::chunks * 32 *
-                      reducelab::segmented::tuning::by_key_stream_policy::items,
-              "wide_lanes_policy inherits warp_stretch, whose multiple must stay a whole chunk group");
+/// Which way expect_by_key calls: the public entry, or the stream path alone (reduce_by_key_on_stream_path) with its
+/// lanes for long runs (4 items a lane for 8-byte pairs) or for short runs (8 items a lane; tuning.hpp's
+/// by_key_stream_policy). Pairs of more than 8 bytes take the short-run lanes either way.
+enum class by_key_call { entry, stream_path, stream_path_short_run_lanes };
 
 /// The stream path (segmented/kernels/stream_runs.cuh) alone at any run length, its keys' sample skipped, at its
 /// longest stretch (which the entry takes for large n only), so that the tests fill and overflow its stash.
-template <class PolicyT = reducelab::segmented::tuning::by_key_stream_policy, class K, class T, class OpT>
+template <class K, class T, class OpT>
 void reduce_by_key_on_stream_path(const K* keys, const T* values, std::size_t n, K* unique_keys, T* values_out,
-                                  long long* num_runs, OpT op) {
-  reducelab::segmented::detail::reduce_runs_streamed<PolicyT>(
+                                  long long* num_runs, OpT op, bool short_run_lanes = false) {
+  using policy = reducelab::segmented::tuning::by_key_stream_policy;
+  using reducelab::segmented::kernels::run_sample;
+  reducelab::segmented::detail::reduce_runs_streamed<policy>(
       keys, values, static_cast<long long>(n), unique_keys, values_out, num_runs, op, cuda::std::equal_to<>{},
-      reducelab::segmented::kernels::run_sample::always, nullptr, PolicyT::template warp_stretch<K, T>);
+      short_run_lanes ? run_sample::always_short_runs : run_sample::always, nullptr,
+      policy::template warp_stretch<K, T>);
 }
 
 template <class T, class OpT>
@@ -826,12 +818,8 @@ void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, con
   if (call == by_key_call::entry) {
     reducelab::reduce_by_key(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
   } else if constexpr (reducelab::segmented::detail::streams_runs<int, T, OpT>) {
-    if (call == by_key_call::stream_path_wide_lanes) {
-      reduce_by_key_on_stream_path<wide_lanes_policy>(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs),
-                                                      op);
-    } else {
-      reduce_by_key_on_stream_path(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
-    }
+    reduce_by_key_on_stream_path(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op,
+                                 call == by_key_call::stream_path_short_run_lanes);
   } else {
     FAIL() << "the stream path does not take these types";
   }
@@ -1070,15 +1058,13 @@ namespace segmented_library_test {
 /// The stream path alone (kernels/stream_runs.cuh, its keys' sample skipped), so that it meets run lengths the entry
 /// would give the one-pass kernel: runs of one, where every warp's stash overflows and its stretch is streamed again;
 /// runs around a warp's stash (stash_runs) and stretch (warp_stretch) and a tile; a run over many tiles; mixed runs;
-/// inputs that end in a partial chunk, a partial stretch, a partial tile. `call` picks the policy (both policies have
-/// the same stretches and stash).
+/// inputs that end in a partial chunk, a partial stretch, a partial tile. `call` picks the lanes (both widths have the
+/// same stretches and stash).
 void expect_stream_path_at_every_run_length(by_key_call call) {
   using policy = reducelab::segmented::tuning::by_key_stream_policy;
   constexpr long long stretch = policy::warp_stretch<int, std::int32_t>;
   constexpr long long tile = stretch * policy::threads / 32;
   constexpr long long stash = policy::stash_runs<int, std::int32_t>;
-  static_assert(wide_lanes_policy::warp_stretch<int, std::int32_t> == stretch &&
-                wide_lanes_policy::stash_runs<int, std::int32_t> == stash);
   const auto both = [call](const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
     expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +", call);
     expect_by_key<double>(keys, add{}, seed + 1, name + ", double +", call);
@@ -1111,13 +1097,15 @@ void expect_stream_path_at_every_run_length(by_key_call call) {
 
 TEST(LibraryReduceByKey, StreamPathAtEveryRunLength) {
   REDUCELAB_SKIP_WITHOUT_GPU();
+  // The long-run lanes: 4 items a lane in two chunks of 128 for int32 pairs (double values take 8 either way).
   expect_stream_path_at_every_run_length(by_key_call::stream_path);
 }
 
-TEST(LibraryReduceByKey, StreamPathWithWideLanesAtEveryRunLength) {
+TEST(LibraryReduceByKey, StreamPathWithShortRunLanesAtEveryRunLength) {
   REDUCELAB_SKIP_WITHOUT_GPU();
-  // 8 items a lane (wide_lanes_policy): heads counted on four ballots, a chunk of 256, partial chunks of up to 255.
-  expect_stream_path_at_every_run_length(by_key_call::stream_path_wide_lanes);
+  // 8 items a lane (the short-run lanes, which the entry's sample picks for int32 pairs whose runs average under
+  // short_run_mean): heads counted on four ballots, a chunk of 256, partial chunks of up to 255.
+  expect_stream_path_at_every_run_length(by_key_call::stream_path_short_run_lanes);
 }
 
 TEST(LibraryReduceByKey, StreamPathOverSeveralRoundsOfTheGrid) {
@@ -1156,8 +1144,9 @@ TEST(LibraryReduceByKey, TheKeysSampleChoosesOneKernelAndTheOtherLeaves) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   // From min_n up both kernels launch and the stream path's block 0 publishes the sample's choice
   // (segmented/block/run_density.cuh). Read back from the stream's workspace (last_run_choice): long runs choose the
-  // stream path and the one-pass kernel leaves without claiming a tile past its first wave; runs of one choose the
-  // one-pass kernel, which claims its tiles past the last. (At stop 60 the one-pass kernel misread "leave" and did
+  // stream path, with its long-run lanes at runs of 256 and its short-run lanes at 32, and the one-pass kernel leaves
+  // without claiming a tile past its first wave; runs of one choose the one-pass kernel, which claims its tiles past
+  // the last. (At stop 60 the one-pass kernel misread "leave" and did
   // the work beside the stream path: same outputs, twice the time; this is the test that sees it.)
   namespace sd = reducelab::segmented::detail;
   using policy = reducelab::segmented::tuning::by_key_stream_policy;
@@ -1171,7 +1160,8 @@ TEST(LibraryReduceByKey, TheKeysSampleChoosesOneKernelAndTheOtherLeaves) {
   thrust::device_vector<int> d_unique(n);
   thrust::device_vector<std::int32_t> d_out(n);
   thrust::device_vector<long long> d_runs(1, -1);
-  for (const long long length : {256LL, 1LL}) {
+  static_assert(32 < policy::short_run_mean && policy::short_run_mean <= 256 && policy::min_mean_run <= 32);
+  for (const long long length : {256LL, 32LL, 1LL}) {
     SCOPED_TRACE("runs of " + std::to_string(length));
     const std::vector<int> keys = keys_of_runs(uniform(n / static_cast<std::size_t>(length), length));
     const thrust::device_vector<int> d_keys(keys.begin(), keys.end());
@@ -1182,8 +1172,8 @@ TEST(LibraryReduceByKey, TheKeysSampleChoosesOneKernelAndTheOtherLeaves) {
     // The counter starts at the one-pass kernel's grid (at most its tiles); working, each of its blocks claims until
     // it draws a tile past the last, which leaves the counter at tiles + grid.
     const long long tiles = (static_cast<long long>(keys.size()) + one_pass_tile - 1) / one_pass_tile;
-    if (length == 256) {
-      EXPECT_EQ(r.chosen, choice::stream_path);
+    if (length > 1) {
+      EXPECT_EQ(r.chosen, length == 256 ? choice::stream_path : choice::stream_path_short_runs);
       EXPECT_LE(static_cast<long long>(r.next_tile), tiles) << "the one-pass kernel claimed tiles";
     } else {
       EXPECT_EQ(r.chosen, choice::one_pass);

@@ -474,13 +474,24 @@ struct by_key_stream_policy {
   // registers; bound to 3 they take 80 and spill nothing (ptxas, sm_90)
   template <class KeyT, class T>
   static constexpr int min_blocks = sizeof(KeyT) + sizeof(T) <= 8 ? 4 : 3;
-  // Consecutive items a lane takes from each chunk (4 or 8). At runs of 8 the stream kernel is short of issue slots,
-  // not of bandwidth (Nsight Compute on the H100, stop 62: ncu-by-key-max-vs-plus-563045b.txt), and most of a chunk's
-  // work with heads (its segmented warp scan, ballots and shuffles) is per chunk, not per item: 8 items a lane in
-  // chunks of 256 (the tests' wide_lanes_policy, the same stretches) halve it per item. Tested, not yet measured
-  // against 4, which is what every figure above was measured with.
-  static constexpr int items = 4;
-  static constexpr int chunks = 2;                      // chunks of 32 x items a warp loads before using any
+  // The lanes' width, picked by the keys' sample (block/run_density.cuh): consecutive items a lane takes from each
+  // chunk (4 or 8), and the chunks a warp loads before using any. At short runs the stream kernel is short of issue
+  // slots, not of bandwidth (Nsight Compute on the H100, stop 62: ncu-by-key-max-vs-plus-563045b.txt), and most of a
+  // chunk's work with heads (its segmented warp scan, ballots and shuffles) is per chunk, not per item: 8 items a
+  // lane halve it per item. Same run, 8 items in chunks of 256 against 4 in two chunks of 128 (H100, stop 63,
+  // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-lanes-and-dependent-launch.txt): maximum over floats 1.04-1.08x at
+  // runs of 8, 32 and 1..64 (2^24 and 2^26), plus over int32 1.01-1.04x, but 0.97-0.99x at runs of 256 and 4096. So
+  // runs the sample finds averaging under short_run_mean take 8 items, longer ones 4 (both shapes in one kernel: the
+  // sample decides on the device). Pairs of more than 8 bytes take 8 items at every length: with both shapes compiled
+  // in, int32 keys with doubles spilled 24 bytes at their 80 registers and ran 0.95-0.98x; 8 items alone ran
+  // 1.01-1.03x at runs of 8-32 and 0.99-1.00x at 256-4096.
+  static constexpr int items = 4;   // runs averaging short_run_mean or more
+  static constexpr int chunks = 2;  // chunks of 32 x items a warp loads before using any
+  static constexpr int short_run_items = 8;
+  static constexpr int short_run_chunks = 1;
+  static constexpr int short_run_mean = 128;
+  template <class KeyT, class T>
+  static constexpr bool both_widths = sizeof(KeyT) + sizeof(T) <= 8;
   static constexpr std::size_t stash_bytes = 40 * 1024;  // a tile's runs, before their places are known
   template <class KeyT, class T>
   static constexpr int stash_runs = static_cast<int>(stash_bytes / (threads / 32) / (sizeof(KeyT) + sizeof(T)));
@@ -491,6 +502,8 @@ struct by_key_stream_policy {
   template <class KeyT, class T>
   static constexpr long long warp_stretch = stash_runs<KeyT, T> * 6LL / (chunks * 32 * items) * (chunks * 32 * items);
   static constexpr long long min_n = 1LL << 24;  // below, the one-pass kernel alone (no sample, one launch)
+  static_assert(chunks * items == short_run_chunks * short_run_items,
+                "both widths stream the same chunk groups, so that one stretch serves both");
 };
 
 }  // namespace reducelab::segmented::tuning

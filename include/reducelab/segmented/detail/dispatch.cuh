@@ -315,7 +315,7 @@ static_assert(sizeof(::reducelab::grid::tagged_partial<int>) <= run_next_tile_at
 
 /// What the last reduce_by_key on `stream` left in its workspace, if it took the stream path (for tests: reading it
 /// after any other call on the stream gives meaningless numbers): the kernel the keys' sample chose
-/// (block::run_choice::stream_path or one_pass) and the one-pass kernel's tile counter, which stays at its first wave
+/// (block::run_choice::stream_path, stream_path_short_runs or one_pass) and the one-pass kernel's tile counter, which stays at its first wave
 /// when that kernel leaves and ends past its tiles when it works. Synchronizes the stream.
 struct run_choice_readback {
   int chosen = 0;
@@ -337,8 +337,9 @@ inline run_choice_readback last_run_choice(cudaStream_t stream) {
 
 /// reduce_by_key's stream path (kernels/stream_runs.cuh) on a resident grid. With run_sample::if_long (the entry's)
 /// the one-pass kernel follows on a resident grid too, claiming its tiles from a counter; the stream path's block 0
-/// reads the keys' sample and exactly one of the two works (block/run_density.cuh). With run_sample::always the
-/// stream path works alone, at any run length (tests, harnesses). keys and values must be aligned to 4 items
+/// reads the keys' sample and exactly one of the two works (block/run_density.cuh). With run_sample::always (or
+/// always_short_runs) the stream path works alone, at any run length, with its lanes for long (short) runs (tests,
+/// harnesses). keys and values must be aligned to 4 items
 /// (stream_path_aligned; the entry sends unaligned ones to the one-pass kernel).
 template <class PolicyT, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
@@ -348,7 +349,7 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
                                             "8-byte keys and values");
   REDUCELAB_EXPECTS(stream_path_aligned(keys, values),
                     "reducelab: reduce_by_key's stream path needs keys and values aligned to 4 items");
-  REDUCELAB_EXPECTS(sample == kernels::run_sample::always ||
+  REDUCELAB_EXPECTS(sample != kernels::run_sample::if_long ||
                         n >= static_cast<long long>(block::run_sample_windows) * block::run_sample_window,
                     "reducelab: reduce_by_key's keys sample needs n >= 4096");
   const device_properties dev = ::reducelab::detail::current_device_properties();
@@ -374,7 +375,7 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
   const long long tiles = (n + tile - 1) / tile;
   constexpr int one_threads = tuning::by_key_threads;
   constexpr long long one_tile = static_cast<long long>(one_threads) * tuning::by_key_items<KeyT, T>;
-  const long long one_tiles = sample == kernels::run_sample::always ? 0 : (n + one_tile - 1) / one_tile;
+  const long long one_tiles = sample != kernels::run_sample::if_long ? 0 : (n + one_tile - 1) / one_tile;
   // The workspace: the choice and the one-pass kernel's tile counter, the stream path's slots, the one-pass kernel's.
   constexpr std::size_t control_bytes = run_control_bytes;
   const std::size_t stream_bytes = run_slots<T>::bytes_for(tiles);
@@ -396,9 +397,20 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
   CUDA_TRY_LAUNCH();
   if (one_tiles == 0) return;
   const auto one_slots = run_slots<T>::carve(workspace.bytes() + control_bytes + stream_bytes, one_tiles, epoch);
-  one_kernel<<<static_cast<unsigned>(one_grid), one_threads, 0, stream>>>(
-      keys, values, n, unique_keys, values_out, num_runs, op, equal, one_slots.counts, one_slots.carries, choice);
-  CUDA_TRY_LAUNCH();
+  // The one-pass kernel as the stream kernel's programmatic dependent (sm_90 on): its launch and first wave overlap
+  // the keys' sample and the stream kernel's leaving, where in stream order it started only after the stream kernel's
+  // last block had left. Same run against the stream-ordered launch (H100, stop 63, results/NVIDIA_H100_80GB_HBM3-
+  // segmented/by-key-lanes-and-dependent-launch.txt): 1.02-1.05x at 2^24 for runs of 8 to 4096, 1.01-1.02x at 2^26,
+  // 1.01x at runs of one (the one-pass kernel alone still 1.06-1.07x faster there, 2^24).
+  if (dev.major >= 9) {
+    ::reducelab::grid::launch_as_dependent(one_kernel, dim3(static_cast<unsigned>(one_grid)), dim3(one_threads), stream,
+                                           keys, values, n, unique_keys, values_out, num_runs, op, equal,
+                                           one_slots.counts, one_slots.carries, choice);
+  } else {
+    one_kernel<<<static_cast<unsigned>(one_grid), one_threads, 0, stream>>>(
+        keys, values, n, unique_keys, values_out, num_runs, op, equal, one_slots.counts, one_slots.carries, choice);
+    CUDA_TRY_LAUNCH();
+  }
 }
 
 template <class KeyT, class T, class NumRunsT, class OpT, class EqualT>

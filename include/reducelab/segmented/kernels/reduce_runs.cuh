@@ -31,6 +31,7 @@
 
 #include "reducelab/block/block_reduce.cuh"
 #include "reducelab/core/traits.hpp"
+#include "reducelab/grid/dependent_launch.cuh"
 #include "reducelab/segmented/block/block_segmented_scan.cuh"
 #include "reducelab/segmented/block/run_density.cuh"
 #include "reducelab/segmented/grid/segment_carries.cuh"
@@ -229,7 +230,10 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       claimed = choice.wait() == block::run_choice::one_pass ? static_cast<long long>(blockIdx.x) : -1LL;
     }
     __syncthreads();
-    if (claimed < 0) return;
+    if (claimed < 0) {
+      ::reducelab::grid::wait_for_prerequisite_grid();  // see the end
+      return;
+    }
   }
   constexpr long long tile = storage_t::tile;
   const long long tiles = (n + tile - 1) / tile;
@@ -248,6 +252,10 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     __syncthreads();
     t = claimed;
   }
+  // Beside the stream path this kernel is that kernel's programmatic dependent (detail/dispatch.cuh) and may finish
+  // first; its blocks wait for that kernel before they leave, so that this kernel finishing means both have and the
+  // caller's next work on the stream never overlaps the stream path. (A no-op in a stream-ordered launch.)
+  if (beside_stream_path) ::reducelab::grid::wait_for_prerequisite_grid();
 }
 
 }  // namespace reducelab::segmented::kernels

@@ -17,6 +17,7 @@
 
 #include "reducelab/block/block_reduce.cuh"
 #include "reducelab/core/traits.hpp"
+#include "reducelab/grid/dependent_launch.cuh"
 #include "reducelab/segmented/agent/run_stretch.cuh"
 #include "reducelab/segmented/block/run_density.cuh"
 #include "reducelab/segmented/grid/segment_carries.cuh"
@@ -26,10 +27,27 @@
 
 namespace reducelab::segmented::kernels {
 
-/// What a launch of the stream path does with the keys' sample: `always` skips it (tests and harnesses), `if_long`
-/// works only when the sample's runs average at least the policy's min_mean_run (block/run_density.cuh); either way
-/// its block 0 publishes the choice.
-enum class run_sample { always, if_long };
+/// What a launch of the stream path does with the keys' sample: `always` and `always_short_runs` skip it and work
+/// with the policy's lanes for long or for short runs (tests and harnesses); `if_long` works only when the sample's
+/// runs average at least the policy's min_mean_run, with the lanes the sample asks for (block/run_density.cuh).
+/// Either way its block 0 publishes the choice.
+enum class run_sample { always, always_short_runs, if_long };
+
+/// Streams a warp's stretch with the lanes for short runs or for long ones (tuning::by_key_stream_policy); pairs for
+/// which the policy compiles only one width take the short-run lanes at every length.
+template <class PolicyT, class KeyT, class T, class OpT, class EqualT, class EmitT>
+__device__ __forceinline__ agent::run_stretch_pieces<KeyT, T> stream_stretch(bool short_runs, const KeyT* keys,
+                                                                            const T* values, long long begin,
+                                                                            long long end, OpT op, EqualT equal,
+                                                                            EmitT& emit) {
+  constexpr int short_chunks = PolicyT::short_run_chunks, short_items = PolicyT::short_run_items;
+  if constexpr (PolicyT::template both_widths<KeyT, T>) {
+    if (!short_runs) {
+      return agent::stream_run_stretch<PolicyT::chunks, PolicyT::items>(keys, values, begin, end, op, equal, emit);
+    }
+  }
+  return agent::stream_run_stretch<short_chunks, short_items>(keys, values, begin, end, op, equal, emit);
+}
 
 template <class PolicyT, class KeyT, class T>
 struct stream_runs_storage {
@@ -80,22 +98,29 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
   using storage_t = stream_runs_storage<PolicyT, KeyT, T>;
   __shared__ cub::Uninitialized<storage_t> raw;  // never constructed (a value type may have default initializers)
   storage_t& s = raw.Alias();
-  // Block 0 chooses (and sets the one-pass kernel's tile counter, which that kernel reads after this one); the others
-  // wait for its choice.
-  __shared__ bool works;
+  // The one-pass kernel, launched after this one as its programmatic dependent, may start now: its blocks wait for
+  // the choice below, not for this kernel's end, so its launch and first wave overlap the sample and this grid's
+  // leaving (detail/dispatch.cuh says what that saved). Every block of this grid is resident by the time it starts.
+  ::reducelab::grid::release_dependent_launch();
+  // Block 0 chooses (and sets the one-pass kernel's tile counter, which that kernel reads after the choice); the
+  // others wait for its choice.
+  __shared__ int works;
   if (blockIdx.x == 0) {
-    const bool long_runs =
-        sample == run_sample::always || block::runs_average_at_least(keys, n, equal, PolicyT::min_mean_run);
+    const int chosen = sample == run_sample::always            ? block::run_choice::stream_path
+                       : sample == run_sample::always_short_runs ? block::run_choice::stream_path_short_runs
+                                                                 : block::run_choice_for(block::sampled_heads(keys, n, equal),
+                                                                                         PolicyT::min_mean_run,
+                                                                                         PolicyT::short_run_mean);
     if (threadIdx.x == 0) {
       if (choice.next_tile != nullptr) atomicExch(choice.next_tile, static_cast<unsigned long long>(choice.first_wave));
       __threadfence();
-      const int chosen = long_runs ? block::run_choice::stream_path : block::run_choice::one_pass;
       ::reducelab::grid::publish(choice.chosen, chosen, choice.epoch);
     }
   }
-  if (threadIdx.x == 0) works = choice.wait() == block::run_choice::stream_path;
+  if (threadIdx.x == 0) works = choice.wait();
   __syncthreads();
-  if (!works) return;
+  if (works == block::run_choice::one_pass) return;
+  const bool short_runs = works == block::run_choice::stream_path_short_runs;
 
   constexpr int warps = storage_t::warps;
   const long long tile = warps * stretch;
@@ -109,8 +134,7 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
     const bool active = begin < n;
     if (active) {
       run_emitter<true, KeyT, T> stash{s.keys[warp], s.values[warp], storage_t::stash, 0};
-      const auto p =
-          agent::stream_run_stretch<PolicyT::chunks, PolicyT::items>(keys, values, begin, end, op, equal, stash);
+      const auto p = stream_stretch<PolicyT>(short_runs, keys, values, begin, end, op, equal, stash);
       if (lane == 0) s.pieces[warp] = p;
     }
     __syncthreads();
@@ -162,7 +186,7 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
       for (int j = lane; j < stashed_values; j += 32) values_out[first + j] = s.values[warp][j];
       if (p.heads > storage_t::stash) {  // the stash overflowed: stream again, storing the rest directly
         run_emitter<false, KeyT, T> direct{unique_keys, values_out, storage_t::stash, first};
-        agent::stream_run_stretch<PolicyT::chunks, PolicyT::items>(keys, values, begin, end, op, equal, direct);
+        stream_stretch<PolicyT>(short_runs, keys, values, begin, end, op, equal, direct);
       }
       if (lane == 0 && p.heads > 0 && first > 0) {
         values_out[first - 1] = s.uses_carry_in[warp] ? op(carry_in, s.crossing[warp]) : s.crossing[warp];
