@@ -98,10 +98,6 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
   using storage_t = stream_runs_storage<PolicyT, KeyT, T>;
   __shared__ cub::Uninitialized<storage_t> raw;  // never constructed (a value type may have default initializers)
   storage_t& s = raw.Alias();
-  // The one-pass kernel, launched after this one as its programmatic dependent, may start now: its blocks wait for
-  // the choice below, not for this kernel's end, so its launch and first wave overlap the sample and this grid's
-  // leaving (detail/dispatch.cuh says what that saved). Every block of this grid is resident by the time it starts.
-  ::reducelab::grid::release_dependent_launch();
   // Block 0 chooses (and sets the one-pass kernel's tile counter, which that kernel reads after the choice); the
   // others wait for its choice.
   __shared__ int works;
@@ -119,6 +115,12 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
   }
   if (threadIdx.x == 0) works = choice.wait();
   __syncthreads();
+  // The one-pass kernel, launched after this one as its programmatic dependent, may start once every block of this
+  // grid has passed here (or left): where the choice is the stream path, its blocks then leave while this grid works
+  // (detail/dispatch.cuh says what that saved). Not before the choice: where the one-pass kernel works, its blocks
+  // would start on SMs that still hold this grid's waiting blocks, and the compare's held-stream samples of runs of
+  // one split into two modes, 111 and 121-128 us (H100, 2^24, stop 63), where stream order gave 112-117 us.
+  ::reducelab::grid::release_dependent_launch();
   if (works == block::run_choice::one_pass) return;
   const bool short_runs = works == block::run_choice::stream_path_short_runs;
 
