@@ -462,7 +462,10 @@ constexpr int by_key_min_blocks(int threads) {
 // slower below; the stream path at runs of 4-7 is not measured.
 // min_n = 2^24: below it the stream path's fixed cost outweighs its gain. Where the one-pass kernel works, the stream
 // path's 528 blocks wait for block 0's sample and leave: 8.8 us under Nsight Compute at 2^24 int32 runs of one (the
-// one-pass kernel leaving: 3.5 us). Same run, the entry with the stream path against the one-pass kernel alone (H200,
+// one-pass kernel leaving: 3.5 us). Split on the H100 (stop 63, by-key-lanes-and-dependent-launch.txt, 2^24, runs of
+// one, against the one-pass kernel alone): the sample of 256 windows 3.8-4.4 us, the second kernel and its claimed
+// tiles 3.0-5.5 us, the stream grid's size nothing; the 16-window sample and the programmatic launch then took about
+// 3 us of it back (2.6-3.0 us, same run). Same run, the entry with the stream path against the one-pass kernel alone (H200,
 // plus over int32 / double values, results/NVIDIA_H200-segmented/by-key-stream-threshold.txt, b9d9619): at 2^22 the
 // stream path was 1.12-1.35x slower for runs of 1-32 and int32's 1.14-1.23x at 256-4096 (doubles: even at 256, 1.10x
 // faster at 4096); at 2^23 1.03-1.21x slower for runs of 1-32, 1.03-1.16x faster from 256; at 2^24 7-14 % slower for
@@ -480,10 +483,10 @@ struct by_key_stream_policy {
   // chunk's work with heads (its segmented warp scan, ballots and shuffles) is per chunk, not per item: 8 items a
   // lane halve it per item. Same run, 8 items in chunks of 256 against 4 in two chunks of 128 (H100, stop 63,
   // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-lanes-and-dependent-launch.txt): maximum over floats 1.04-1.08x at
-  // runs of 8, 32 and 1..64 (2^24 and 2^26), plus over int32 1.01-1.04x, but 0.97-0.99x at runs of 256 and 4096. So
+  // runs of 8, 32 and 1..64 (2^24 and 2^26), plus over int32 1.01-1.04x, but 0.97-1.01x at runs of 256 and 4096. So
   // runs the sample finds averaging under short_run_mean take 8 items, longer ones 4 (both shapes in one kernel: the
   // sample decides on the device). Pairs of more than 8 bytes take 8 items at every length: with both shapes compiled
-  // in, int32 keys with doubles spilled 24 bytes at their 80 registers and ran 0.95-0.98x; 8 items alone ran
+  // in, int32 keys with doubles spilled 24 bytes at their 80 registers and ran 0.95-1.00x; 8 items alone ran
   // 1.01-1.03x at runs of 8-32 and 0.99-1.00x at 256-4096.
   static constexpr int items = 4;   // runs averaging short_run_mean or more
   static constexpr int chunks = 2;  // chunks of 32 x items a warp loads before using any

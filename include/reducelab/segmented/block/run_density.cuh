@@ -34,10 +34,10 @@ struct run_choice {
 };
 
 // The sample: evenly spaced windows of consecutive keys, a warp's 32 lanes x 8 keys each. Every block of both kernels
-// waits on it, at every run length, so its latency is the stream path's fixed cost: 256 windows of 16 keys (a lane a
-// window) cost 1-2 us more than 16 windows of 256 at 2^24 on the H100 (stop 63: 1.01-1.03x over every run length,
-// results/NVIDIA_H100_80GB_HBM3-segmented/by-key-lanes-and-dependent-launch.txt), as many neighbour pairs read from
-// 16 places rather than 256.
+// waits on it, at every run length, so its latency is part of the stream path's fixed cost: 256 windows of 16 keys (a
+// lane a window) cost 1-4 us more than 16 windows of 256 at 2^24 on the H100 (stop 63: 1.00-1.04x over every run
+// length, results/NVIDIA_H100_80GB_HBM3-segmented/by-key-lanes-and-dependent-launch.txt), as many neighbour pairs
+// read from 16 places rather than 256.
 inline constexpr int run_sample_windows = 16;
 inline constexpr int run_sample_window = 256;
 inline constexpr int run_sample_pairs = run_sample_windows * (run_sample_window - 1);
@@ -71,7 +71,8 @@ __device__ __noinline__ int sampled_heads(const KeyT* __restrict__ keys, long lo
     for (int j = 0; j < per_lane; ++j) k[j] = keys[start + j];
 #pragma unroll
     for (int j = 1; j < per_lane; ++j) mine += equal(k[j - 1], k[j]) ? 0 : 1;
-    const KeyT before = ::reducelab::warp::shfl_idx(k[per_lane - 1], lane > 0 ? lane - 1 : 0);  // the lane before's last
+    // the last key of the lane before (lane 0's is the window's first key: it has no pair before it)
+    const KeyT before = ::reducelab::warp::shfl_idx(k[per_lane - 1], lane > 0 ? lane - 1 : 0);
     if (lane > 0) mine += equal(before, k[0]) ? 0 : 1;
   }
   if (mine > 0) atomicAdd(&heads, mine);

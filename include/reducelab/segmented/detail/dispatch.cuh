@@ -315,8 +315,8 @@ static_assert(sizeof(::reducelab::grid::tagged_partial<int>) <= run_next_tile_at
 
 /// What the last reduce_by_key on `stream` left in its workspace, if it took the stream path (for tests: reading it
 /// after any other call on the stream gives meaningless numbers): the kernel the keys' sample chose
-/// (block::run_choice::stream_path, stream_path_short_runs or one_pass) and the one-pass kernel's tile counter, which stays at its first wave
-/// when that kernel leaves and ends past its tiles when it works. Synchronizes the stream.
+/// (block::run_choice::stream_path, stream_path_short_runs or one_pass) and the one-pass kernel's tile counter, which
+/// stays at its first wave when that kernel leaves and ends past its tiles when it works. Synchronizes the stream.
 struct run_choice_readback {
   int chosen = 0;
   unsigned long long next_tile = 0;
@@ -397,11 +397,12 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
   CUDA_TRY_LAUNCH();
   if (one_tiles == 0) return;
   const auto one_slots = run_slots<T>::carve(workspace.bytes() + control_bytes + stream_bytes, one_tiles, epoch);
-  // The one-pass kernel as the stream kernel's programmatic dependent (sm_90 on): its launch and first wave overlap
-  // the keys' sample and the stream kernel's leaving, where in stream order it started only after the stream kernel's
-  // last block had left. Same run against the stream-ordered launch (H100, stop 63, results/NVIDIA_H100_80GB_HBM3-
-  // segmented/by-key-lanes-and-dependent-launch.txt): 1.02-1.05x at 2^24 for runs of 8 to 4096, 1.01-1.02x at 2^26,
-  // 1.01x at runs of one (the one-pass kernel alone still 1.06-1.07x faster there, 2^24).
+  // The one-pass kernel as the stream kernel's programmatic dependent (sm_90 on), released once the sample's choice is
+  // known (kernels/stream_runs.cuh says why not sooner): where the stream path works, the one-pass kernel's launch and
+  // leaving overlap it, where in stream order they followed its last block. Same run against the stream-ordered
+  // launch, released at the stream kernel's start (H100, stop 63, results/NVIDIA_H100_80GB_HBM3-segmented/
+  // by-key-lanes-and-dependent-launch.txt): 1.02-1.06x at 2^24 for runs of 8 to 4096, 1.00-1.02x at 2^26, 1.00-1.01x
+  // at runs of one (where the one-pass kernel alone is still 1.04-1.06x faster, 2^24).
   if (dev.major >= 9) {
     ::reducelab::grid::launch_as_dependent(one_kernel, dim3(static_cast<unsigned>(one_grid)), dim3(one_threads), stream,
                                            keys, values, n, unique_keys, values_out, num_runs, op, equal,

@@ -102,11 +102,11 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
   // others wait for its choice.
   __shared__ int works;
   if (blockIdx.x == 0) {
-    const int chosen = sample == run_sample::always            ? block::run_choice::stream_path
-                       : sample == run_sample::always_short_runs ? block::run_choice::stream_path_short_runs
-                                                                 : block::run_choice_for(block::sampled_heads(keys, n, equal),
-                                                                                         PolicyT::min_mean_run,
-                                                                                         PolicyT::short_run_mean);
+    const int chosen = sample == run_sample::always ? block::run_choice::stream_path
+                       : sample == run_sample::always_short_runs
+                           ? block::run_choice::stream_path_short_runs
+                           : block::run_choice_for(block::sampled_heads(keys, n, equal), PolicyT::min_mean_run,
+                                                   PolicyT::short_run_mean);
     if (threadIdx.x == 0) {
       if (choice.next_tile != nullptr) atomicExch(choice.next_tile, static_cast<unsigned long long>(choice.first_wave));
       __threadfence();
@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
   // grid has passed here (or left): where the choice is the stream path, its blocks then leave while this grid works
   // (detail/dispatch.cuh says what that saved). Not before the choice: where the one-pass kernel works, its blocks
   // would start on SMs that still hold this grid's waiting blocks, and the compare's held-stream samples of runs of
-  // one split into two modes, 111 and 121-128 us (H100, 2^24, stop 63), where stream order gave 112-117 us.
+  // one moved between ~110 and ~121-130 us (H100, 2^24, 22c6117), where stream order gave 112-118 us.
   ::reducelab::grid::release_dependent_launch();
   if (works == block::run_choice::one_pass) return;
   const bool short_runs = works == block::run_choice::stream_path_short_runs;
