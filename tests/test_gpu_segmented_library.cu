@@ -771,15 +771,24 @@ std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
 
 /// Which way expect_by_key calls: the public entry, or the stream path alone (reduce_by_key_on_stream_path) with its
 /// lanes for long runs (4 items a lane for 8-byte pairs) or for short runs (8 items a lane; tuning.hpp's
-/// by_key_stream_policy). Pairs of more than 8 bytes take the short-run lanes either way.
-enum class by_key_call { entry, stream_path, stream_path_short_run_lanes };
+/// by_key_stream_policy). Pairs of more than 8 bytes take the short-run lanes either way. stream_path_long_stretches:
+/// the long-run lanes with long_stretch_policy.
+enum class by_key_call { entry, stream_path, stream_path_short_run_lanes, stream_path_long_stretches };
+
+/// The entry's stream policy with long_run_warp_stretch on, at the value prepared at stop 63 for a same-run A/B: the
+/// long-run choice's tiles are tested at every run length before they are measured (the entry keeps them off).
+struct long_stretch_policy : reducelab::segmented::tuning::by_key_stream_policy {
+  template <class KeyT, class T>
+  static constexpr long long long_run_warp_stretch =
+      stash_runs<KeyT, T> * short_run_mean / 2 / (chunks * 32 * items) * (chunks * 32 * items);
+};
 
 /// The stream path (segmented/kernels/stream_runs.cuh) alone at any run length, its keys' sample skipped, at its
 /// longest stretch (which the entry takes for large n only), so that the tests fill and overflow its stash.
-template <class K, class T, class OpT>
+template <class PolicyT = reducelab::segmented::tuning::by_key_stream_policy, class K, class T, class OpT>
 void reduce_by_key_on_stream_path(const K* keys, const T* values, std::size_t n, K* unique_keys, T* values_out,
                                   long long* num_runs, OpT op, bool short_run_lanes = false) {
-  using policy = reducelab::segmented::tuning::by_key_stream_policy;
+  using policy = PolicyT;
   using reducelab::segmented::kernels::run_sample;
   reducelab::segmented::detail::reduce_runs_streamed<policy>(
       keys, values, static_cast<long long>(n), unique_keys, values_out, num_runs, op, cuda::std::equal_to<>{},
@@ -818,8 +827,13 @@ void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, con
   if (call == by_key_call::entry) {
     reducelab::reduce_by_key(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
   } else if constexpr (reducelab::segmented::detail::streams_runs<int, T, OpT>) {
-    reduce_by_key_on_stream_path(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op,
-                                 call == by_key_call::stream_path_short_run_lanes);
+    if (call == by_key_call::stream_path_long_stretches) {
+      reduce_by_key_on_stream_path<long_stretch_policy>(raw(d_keys), values_at, n, raw(d_unique), raw(d_out),
+                                                        raw(d_runs), op);
+    } else {
+      reduce_by_key_on_stream_path(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op,
+                                   call == by_key_call::stream_path_short_run_lanes);
+    }
   } else {
     FAIL() << "the stream path does not take these types";
   }
@@ -1106,6 +1120,28 @@ TEST(LibraryReduceByKey, StreamPathWithShortRunLanesAtEveryRunLength) {
   // 8 items a lane (the short-run lanes, which the entry's sample picks for int32 pairs whose runs average under
   // short_run_mean): heads counted on four ballots, a chunk of 256, partial chunks of up to 255.
   expect_stream_path_at_every_run_length(by_key_call::stream_path_short_run_lanes);
+}
+
+TEST(LibraryReduceByKey, StreamPathWithLongRunStretches) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // long_stretch_policy: past one round of the resident grid at warp_stretch (2^25 keys), the long-run choice streams
+  // as few rounds as stretches of up to long_run_warp_stretch make (one here), each warp's stretch 2-4 times
+  // warp_stretch; at runs of one every warp's stash overflows and it streams its stretch again. An n that ends in a
+  // partial chunk.
+  constexpr std::size_t n = (std::size_t{1} << 25) + 77;
+  static_assert(long_stretch_policy::long_run_warp_stretch<int, std::int32_t> >
+                long_stretch_policy::warp_stretch<int, std::int32_t>);
+  const auto both = [](const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
+    expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +", by_key_call::stream_path_long_stretches);
+    expect_by_key<double>(keys, add{}, seed + 1, name + ", double +", by_key_call::stream_path_long_stretches);
+  };
+  std::vector<long long> long_runs = uniform(n / 256, 256);
+  long_runs.push_back(static_cast<long long>(n % 256));
+  both(keys_of_runs(long_runs), 340, "runs of 256");
+  both(keys_of_runs(uniform(n, 1)), 342, "runs of one");
+  std::vector<long long> mixed = random_lengths(22'000, 1, 3000, 344);
+  mixed.push_back(77);
+  both(keys_of_runs(mixed), 345, "runs of 1..3000");
 }
 
 TEST(LibraryReduceByKey, StreamPathOverSeveralRoundsOfTheGrid) {

@@ -8,6 +8,8 @@
 //                     scripts/harness/by_key_library_ab.cu -o by_key_ab
 //                   -DHARNESS_VALUE=int|float|double (default int), -DHARNESS_MAX (maximum; default plus)
 //   run:            HARNESS_LOG2N=26 ./by_key_ab [LENGTHS] [SAMPLES]
+//                   HARNESS_HOLD=1 (with CUDA_MODULE_LOADING=EAGER) times each call behind a held stream, as the
+//                   compares do: the call's kernels then reach the GPU at once (harness_common.cuh's cold_timer)
 // LENGTHS: uniform run lengths, or -1 (random lengths 1..64) and -2 (1..3000); int32 keys. Values are integers in
 // [-500, 500), so maximum is exact for every type, and so are sums in int and double; a float sum stays exact only
 // while a run's partial sums stay below 2^24 (runs up to 33 554 items). Every run is checked exactly against the

@@ -504,6 +504,16 @@ struct by_key_stream_policy {
   // overflowed every warp and took 1.6x the one-pass kernel's time (H200, 2^26, stop 60).
   template <class KeyT, class T>
   static constexpr long long warp_stretch = stash_runs<KeyT, T> * 6LL / (chunks * 32 * items) * (chunks * 32 * items);
+  // Items a warp may stream per tile where the sample chose the long-run lanes (runs averaging short_run_mean or
+  // more), in as few full rounds of the grid as that allows; 0 keeps warp_stretch's tiles, as measured. Why longer:
+  // between tiles a block's warps load nothing while it joins them, looks back and stores its runs, and at long runs
+  // the stash, which bounds warp_stretch, is far from full (a stretch of S items holds about S / short_run_mean runs).
+  // On the H200 one balanced round of the grid (by_key_stream_proxy.cu's joined_2) read long runs 4-19 us faster
+  // than the entry's rounds (stop 61). Prepared at stop 63 for a same-run A/B with stash_runs x short_run_mean / 2
+  // (the tests' long_stretch_policy); not yet measured, so off. On, the stretch is a register rather than a kernel
+  // parameter: int32 keys with doubles then spill 20 bytes at their 80 registers (ptxas, sm_90), 4-byte pairs nothing.
+  template <class KeyT, class T>
+  static constexpr long long long_run_warp_stretch = 0;
   static constexpr long long min_n = 1LL << 24;  // below, the one-pass kernel alone (no sample, one launch)
   static_assert(chunks * items == short_run_chunks * short_run_items,
                 "both widths stream the same chunk groups, so that one stretch serves both");

@@ -49,6 +49,26 @@ __device__ __forceinline__ agent::run_stretch_pieces<KeyT, T> stream_stretch(boo
   return agent::stream_run_stretch<short_chunks, short_items>(keys, values, begin, end, op, equal, emit);
 }
 
+/// The stretch a warp streams per tile: the launch's where the sample chose the short-run lanes (or where the policy's
+/// long_run_warp_stretch is 0), else as few full rounds of the grid as stretches of at most long_run_warp_stretch
+/// make, and never shorter than the launch's (whose tiles the workspace's slots count).
+template <class PolicyT, class KeyT, class T>
+__device__ __forceinline__ long long tile_stretch(long long stretch, bool short_runs, long long n) {
+  constexpr long long longest = PolicyT::template long_run_warp_stretch<KeyT, T>;
+  if constexpr (longest > 0) {
+    constexpr long long group = PolicyT::chunks * 32LL * PolicyT::items;
+    static_assert(longest % group == 0, "reducelab: long_run_warp_stretch must be whole chunk groups");
+    if (!short_runs) {
+      const long long warps_per_round = static_cast<long long>(gridDim.x) * (PolicyT::threads / 32);
+      const long long rounds = (n + warps_per_round * longest - 1) / (warps_per_round * longest);
+      const long long even = (n + warps_per_round * rounds - 1) / (warps_per_round * rounds);
+      const long long chosen = (even + group - 1) / group * group;
+      return chosen > stretch ? chosen : stretch;
+    }
+  }
+  return stretch;
+}
+
 template <class PolicyT, class KeyT, class T>
 struct stream_runs_storage {
   static constexpr int warps = PolicyT::threads / 32;
@@ -125,6 +145,7 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
   const bool short_runs = works == block::run_choice::stream_path_short_runs;
 
   constexpr int warps = storage_t::warps;
+  stretch = tile_stretch<PolicyT, KeyT, T>(stretch, short_runs, n);
   const long long tile = warps * stretch;
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const long long tiles = (n + tile - 1) / tile;
