@@ -462,15 +462,15 @@ constexpr int by_key_min_blocks(int threads) {
 // slower below; the stream path at runs of 4-7 is not measured.
 // min_n = 2^24: below it the stream path's fixed cost outweighs its gain. Where the one-pass kernel works, the stream
 // path's 528 blocks wait for block 0's sample and leave: 8.8 us under Nsight Compute at 2^24 int32 runs of one (the
-// one-pass kernel leaving: 3.5 us). Split on the H100 (stop 63, by-key-lanes-and-dependent-launch.txt, 2^24, runs of
-// one, against the one-pass kernel alone): the sample of 256 windows 3.8-4.4 us, the second kernel and its claimed
-// tiles 3.0-5.5 us, the stream grid's size nothing; the 16-window sample and the programmatic launch then took about
-// 3 us of it back (2.6-3.0 us, same run). Same run, the entry with the stream path against the one-pass kernel alone (H200,
+// one-pass kernel leaving: 3.5 us). Same run, the entry with the stream path against the one-pass kernel alone (H200,
 // plus over int32 / double values, results/NVIDIA_H200-segmented/by-key-stream-threshold.txt, b9d9619): at 2^22 the
 // stream path was 1.12-1.35x slower for runs of 1-32 and int32's 1.14-1.23x at 256-4096 (doubles: even at 256, 1.10x
 // faster at 4096); at 2^23 1.03-1.21x slower for runs of 1-32, 1.03-1.16x faster from 256; at 2^24 7-14 % slower for
 // runs of 1-4, even at 8-32, 1.12-1.26x faster at 256-4096; at 2^25-2^26 1-7 % slower for runs of 1-4, 1.06-1.61x
-// faster for uniform runs from 8.
+// faster for uniform runs from 8. The fixed cost split on the H100 (stop 63, by-key-lanes-and-dependent-launch.txt,
+// 2^24, runs of one, against the one-pass kernel alone): the sample of 256 windows 3.8-4.4 us, the second kernel and
+// its claimed tiles 3.0-5.5 us, the stream grid's size nothing; the 16-window sample and the programmatic launch then
+// took about 3 us of it back (2.6-3.0 us, same run).
 struct by_key_stream_policy {
   static constexpr int threads = 256;
   // resident blocks per SM the registers must allow: bound to 4, int32 keys with doubles spilled 48 bytes at 64
