@@ -772,8 +772,17 @@ std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
 /// Which way expect_by_key calls: the public entry, or the stream path alone (reduce_by_key_on_stream_path) with its
 /// lanes for long runs (4 items a lane for 8-byte pairs) or for short runs (8 items a lane; tuning.hpp's
 /// by_key_stream_policy). Pairs of more than 8 bytes take the short-run lanes either way. stream_path_long_stretches:
-/// the long-run lanes with long_stretch_policy.
-enum class by_key_call { entry, stream_path, stream_path_short_run_lanes, stream_path_long_stretches };
+/// the long-run lanes with long_stretch_policy. sampled_claiming_ahead: both kernels and the keys' sample, as the
+/// entry launches them, with claim_ahead_policy.
+enum class by_key_call { entry, stream_path, stream_path_short_run_lanes, stream_path_long_stretches,
+                         sampled_claiming_ahead };
+
+/// The entry's stream policy with the one-pass kernel claiming each tile as it starts the one before (stop 63's
+/// prepared one_pass_claims_ahead, off in the entry), tested before it is measured.
+struct claim_ahead_policy : reducelab::segmented::tuning::by_key_stream_policy {
+  template <class KeyT, class T>
+  static constexpr bool one_pass_claims_ahead = true;
+};
 
 /// The entry's stream policy with long_run_warp_stretch on, at the value prepared at stop 63 for a same-run A/B: the
 /// long-run choice's tiles are tested at every run length before they are measured (the entry keeps them off).
@@ -827,7 +836,11 @@ void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, con
   if (call == by_key_call::entry) {
     reducelab::reduce_by_key(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
   } else if constexpr (reducelab::segmented::detail::streams_runs<int, T, OpT>) {
-    if (call == by_key_call::stream_path_long_stretches) {
+    if (call == by_key_call::sampled_claiming_ahead) {
+      reducelab::segmented::detail::reduce_runs_streamed<claim_ahead_policy>(
+          raw(d_keys), values_at, static_cast<long long>(n), raw(d_unique), raw(d_out), raw(d_runs), op,
+          cuda::std::equal_to<>{}, reducelab::segmented::kernels::run_sample::if_long, nullptr);
+    } else if (call == by_key_call::stream_path_long_stretches) {
       reduce_by_key_on_stream_path<long_stretch_policy>(raw(d_keys), values_at, n, raw(d_unique), raw(d_out),
                                                         raw(d_runs), op);
     } else {
@@ -1142,6 +1155,22 @@ TEST(LibraryReduceByKey, StreamPathWithLongRunStretches) {
   std::vector<long long> mixed = random_lengths(22'000, 1, 3000, 344);
   mixed.push_back(77);
   both(keys_of_runs(mixed), 345, "runs of 1..3000");
+}
+
+TEST(LibraryReduceByKey, OnePassKernelClaimingAheadBesideTheStreamPath) {
+  REDUCELAB_SKIP_WITHOUT_GPU();
+  // claim_ahead_policy, both kernels launched as the entry launches them: where the sample picks the one-pass kernel
+  // (runs of one, runs of 1..12) its blocks claim each tile while working on the one before; where it picks the stream
+  // path (runs of 256) they leave without claiming.
+  using policy = reducelab::segmented::tuning::by_key_stream_policy;
+  const std::size_t n = static_cast<std::size_t>(policy::min_n) + 1000;
+  const auto both = [](const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
+    expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +", by_key_call::sampled_claiming_ahead);
+    expect_by_key<double>(keys, add{}, seed + 1, name + ", double +", by_key_call::sampled_claiming_ahead);
+  };
+  both(keys_of_runs(uniform(n, 1)), 350, "runs of one");
+  both(keys_of_runs(random_lengths(n / 6, 1, 12, 352)), 353, "runs of 1..12");
+  both(keys_of_runs(uniform(n / 256 + 1, 256)), 354, "runs of 256");
 }
 
 TEST(LibraryReduceByKey, StreamPathOverSeveralRoundsOfTheGrid) {

@@ -514,6 +514,14 @@ struct by_key_stream_policy {
   // parameter: int32 keys with doubles then spill 20 bytes at their 80 registers (ptxas, sm_90), 4-byte pairs nothing.
   template <class KeyT, class T>
   static constexpr long long long_run_warp_stretch = 0;
+  // Whether the one-pass kernel, where the sample chose it, claims each tile as it starts the one before rather than
+  // after it (kernels/reduce_runs.cuh). At 2^24, runs of one, the second kernel and its claimed tiles cost 3.0-5.5 us
+  // against the one-pass kernel alone (stop 63): each of its ~1000 resident blocks takes 5-6 tiles, every one after
+  // a round trip to one counter that all of them hit. Prepared at stop 63 for a same-run A/B; not yet measured, so
+  // off. On, int32 keys with doubles spill 16 bytes at their 128 registers (the claim in flight holds a register pair
+  // across the tile; ptxas, sm_90), 8-byte pairs nothing at 96.
+  template <class KeyT, class T>
+  static constexpr bool one_pass_claims_ahead = false;
   static constexpr long long min_n = 1LL << 24;  // below, the one-pass kernel alone (no sample, one launch)
   static_assert(chunks * items == short_run_chunks * short_run_items,
                 "both widths stream the same chunk groups, so that one stretch serves both");
