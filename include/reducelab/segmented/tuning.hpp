@@ -516,10 +516,11 @@ struct by_key_stream_policy {
   static constexpr long long long_run_warp_stretch = 0;
   // Whether the one-pass kernel, where the sample chose it, claims each tile as it starts the one before rather than
   // after it (kernels/reduce_runs.cuh). At 2^24, runs of one, the second kernel and its claimed tiles cost 3.0-5.5 us
-  // against the one-pass kernel alone (stop 63): each of its ~1000 resident blocks takes 5-6 tiles, every one after
-  // a round trip to one counter that all of them hit. Prepared at stop 63 for a same-run A/B; not yet measured, so
-  // off. On, int32 keys with doubles spill 16 bytes at their 128 registers (the claim in flight holds a register pair
-  // across the tile; ptxas, sm_90), 8-byte pairs nothing at 96.
+  // against the one-pass kernel alone (stop 63): for int32 pairs its resident grid (5 blocks an SM by its launch
+  // bounds, 660 on 132 SMs) shares 5042 tiles of 128 x 26, about 8 a block, every one after a round trip to one
+  // counter that all of them hit. Prepared at stop 63 for a same-run A/B; not yet measured, so off. On, int32 keys
+  // with doubles spill 16 bytes at their 128 registers (the claim in flight holds a register pair across the tile;
+  // ptxas, sm_90), 8-byte pairs nothing at 96.
   template <class KeyT, class T>
   static constexpr bool one_pass_claims_ahead = false;
   static constexpr long long min_n = 1LL << 24;  // below, the one-pass kernel alone (no sample, one launch)
