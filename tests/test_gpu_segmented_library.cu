@@ -789,7 +789,7 @@ struct claim_ahead_policy : reducelab::segmented::tuning::by_key_stream_policy {
 struct long_stretch_policy : reducelab::segmented::tuning::by_key_stream_policy {
   template <class KeyT, class T>
   static constexpr long long long_run_warp_stretch =
-      stash_runs<KeyT, T> * short_run_mean / 2 / (chunks * 32 * items) * (chunks * 32 * items);
+      stash_runs<KeyT, T> * short_run_mean / 2 / chunk_group * chunk_group;
 };
 
 /// The stream path (segmented/kernels/stream_runs.cuh) alone at any run length, its keys' sample skipped, at its
@@ -797,12 +797,11 @@ struct long_stretch_policy : reducelab::segmented::tuning::by_key_stream_policy 
 template <class PolicyT = reducelab::segmented::tuning::by_key_stream_policy, class K, class T, class OpT>
 void reduce_by_key_on_stream_path(const K* keys, const T* values, std::size_t n, K* unique_keys, T* values_out,
                                   long long* num_runs, OpT op, bool short_run_lanes = false) {
-  using policy = PolicyT;
   using reducelab::segmented::kernels::run_sample;
-  reducelab::segmented::detail::reduce_runs_streamed<policy>(
+  reducelab::segmented::detail::reduce_runs_streamed<PolicyT>(
       keys, values, static_cast<long long>(n), unique_keys, values_out, num_runs, op, cuda::std::equal_to<>{},
       short_run_lanes ? run_sample::always_short_runs : run_sample::always, nullptr,
-      policy::template warp_stretch<K, T>);
+      PolicyT::template warp_stretch<K, T>);
 }
 
 template <class T, class OpT>

@@ -495,15 +495,16 @@ struct by_key_stream_policy {
   static constexpr int short_run_mean = 128;
   template <class KeyT, class T>
   static constexpr bool both_widths = sizeof(KeyT) + sizeof(T) <= 8;
+  static constexpr int chunk_group = chunks * 32 * items;  // items a warp loads before using any (either width)
   static constexpr std::size_t stash_bytes = 40 * 1024;  // a tile's runs, before their places are known
   template <class KeyT, class T>
   static constexpr int stash_runs = static_cast<int>(stash_bytes / (threads / 32) / (sizeof(KeyT) + sizeof(T)));
   static constexpr int min_mean_run = 8;  // the sample's runs must average this many keys
-  // Items a warp streams per tile: as many as its stash holds runs of 6 (a multiple of chunks x 32 x items), so that
+  // Items a warp streams per tile: as many as its stash holds runs of 6 (a multiple of chunk_group), so that
   // runs of min_mean_run fit with room. With 4096 for every pair, doubles in runs of 8 (512 a stretch, 426 fit)
   // overflowed every warp and took 1.6x the one-pass kernel's time (H200, 2^26, stop 60).
   template <class KeyT, class T>
-  static constexpr long long warp_stretch = stash_runs<KeyT, T> * 6LL / (chunks * 32 * items) * (chunks * 32 * items);
+  static constexpr long long warp_stretch = stash_runs<KeyT, T> * 6LL / chunk_group * chunk_group;
   // Items a warp may stream per tile where the sample chose the long-run lanes (runs averaging short_run_mean or
   // more), in as few full rounds of the grid as that allows; 0 keeps warp_stretch's tiles, as measured. Why longer:
   // between tiles a block's warps load nothing while it joins them, looks back and stores its runs, and at long runs
@@ -524,7 +525,7 @@ struct by_key_stream_policy {
   template <class KeyT, class T>
   static constexpr bool one_pass_claims_ahead = false;
   static constexpr long long min_n = 1LL << 24;  // below, the one-pass kernel alone (no sample, one launch)
-  static_assert(chunks * items == short_run_chunks * short_run_items,
+  static_assert(chunk_group == short_run_chunks * 32 * short_run_items,
                 "both widths stream the same chunk groups, so that one stretch serves both");
 };
 

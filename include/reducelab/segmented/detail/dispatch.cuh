@@ -357,7 +357,6 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
   constexpr auto stream_kernel =
       &kernels::stream_runs<PolicyT, PolicyT::template min_blocks<KeyT, T>, KeyT, T, NumRunsT, OpT, EqualT>;
   constexpr long long warps = PolicyT::threads / 32;
-  constexpr long long chunk = PolicyT::chunks * 32LL * PolicyT::items;
   const long long resident = resident_blocks<stream_kernel>(dev, PolicyT::threads);
   constexpr long long longest = PolicyT::template warp_stretch<KeyT, T>;
   if (stretch <= 0) {
@@ -366,11 +365,9 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
     // balanced round (by_key_stream_proxy.cu's joined_2) took 138 µs (H200, stop 60). Measured with it (stop 61,
     // same run, results/NVIDIA_H200-segmented/by-key-stream-threshold.txt): 2^26 int32 only 1.02-1.04x at runs of
     // 256-4096 and 2-3 % slower at 8-32 (more tiles); at 2^24, where the longest stretch made 1.03 rounds, 1.05-1.13x.
-    const long long rounds = (n + resident * warps * longest - 1) / (resident * warps * longest);
-    const long long even = (n + resident * warps * rounds - 1) / (resident * warps * rounds);
-    stretch = (even + chunk - 1) / chunk * chunk;
+    stretch = kernels::balanced_stretch(n, resident * warps, longest, PolicyT::chunk_group);
   }
-  REDUCELAB_EXPECTS(stretch % chunk == 0 && stretch <= longest,
+  REDUCELAB_EXPECTS(stretch % PolicyT::chunk_group == 0 && stretch <= longest,
                     "reducelab: reduce_by_key's stream path takes stretches of whole chunk groups that its stash holds");
   const long long tile = warps * stretch;
   const long long tiles = (n + tile - 1) / tile;

@@ -49,6 +49,16 @@ __device__ __forceinline__ agent::run_stretch_pieces<KeyT, T> stream_stretch(boo
   return agent::stream_run_stretch<short_chunks, short_items>(keys, values, begin, end, op, equal, emit);
 }
 
+/// The stretch that spreads n items over warps_per_round warps in as few full rounds as stretches of at most `longest`
+/// items make, in whole chunk groups: the host's choice for the launch (detail/dispatch.cuh) and tile_stretch's for
+/// long runs.
+__host__ __device__ constexpr long long balanced_stretch(long long n, long long warps_per_round, long long longest,
+                                                         long long group) {
+  const long long rounds = (n + warps_per_round * longest - 1) / (warps_per_round * longest);
+  const long long even = (n + warps_per_round * rounds - 1) / (warps_per_round * rounds);
+  return (even + group - 1) / group * group;
+}
+
 /// The stretch a warp streams per tile: the launch's where the sample chose the short-run lanes (or where the policy's
 /// long_run_warp_stretch is 0), else as few full rounds of the grid as stretches of at most long_run_warp_stretch
 /// make, and never shorter than the launch's (whose tiles the workspace's slots count).
@@ -56,13 +66,10 @@ template <class PolicyT, class KeyT, class T>
 __device__ __forceinline__ long long tile_stretch(long long stretch, bool short_runs, long long n) {
   constexpr long long longest = PolicyT::template long_run_warp_stretch<KeyT, T>;
   if constexpr (longest > 0) {
-    constexpr long long group = PolicyT::chunks * 32LL * PolicyT::items;
-    static_assert(longest % group == 0, "reducelab: long_run_warp_stretch must be whole chunk groups");
+    static_assert(longest % PolicyT::chunk_group == 0, "reducelab: long_run_warp_stretch must be whole chunk groups");
     if (!short_runs) {
       const long long warps_per_round = static_cast<long long>(gridDim.x) * (PolicyT::threads / 32);
-      const long long rounds = (n + warps_per_round * longest - 1) / (warps_per_round * longest);
-      const long long even = (n + warps_per_round * rounds - 1) / (warps_per_round * rounds);
-      const long long chosen = (even + group - 1) / group * group;
+      const long long chosen = balanced_stretch(n, warps_per_round, longest, PolicyT::chunk_group);
       return chosen > stretch ? chosen : stretch;
     }
   }
@@ -106,7 +113,7 @@ struct run_emitter {
   }
 };
 
-/// Tiles of PolicyT::threads / 32 warps x `stretch` items over [0, n) (stretch: a multiple of chunks x 32 x items, at
+/// Tiles of PolicyT::threads / 32 warps x `stretch` items over [0, n) (stretch: a multiple of chunk_group, at
 /// most PolicyT::warp_stretch<KeyT, T>, whose runs the stash holds; where the policy's long_run_warp_stretch is on,
 /// the long-run choice's tiles are longer, tile_stretch); keys and values aligned to 4 items.
 /// MinBlocks: the __launch_bounds__ minimum, PolicyT::min_blocks<KeyT, T> (a parameter, so the kernel's name states it).
