@@ -25,10 +25,17 @@ __device__ __forceinline__ void wait_for_prerequisite_grid() {
 #endif
 }
 
-/// kernel<<<grid, block, 0, stream>>>(args...) as the programmatic dependent of the kernel before it on `stream`. Only
-/// for devices of compute capability 9.0 or more (the caller checks).
+/// kernel<<<grid, block, 0, stream>>>(args...), as the programmatic dependent of the kernel before it on `stream`
+/// where `as_dependent` holds and the device has them (compute capability `device_major` 9.0 on); in stream order
+/// otherwise, so that a caller states when it wants the overlap and never which launch the device allows.
 template <class... ParamsT, class... ArgsT>
-void launch_as_dependent(void (*kernel)(ParamsT...), dim3 grid, dim3 block, cudaStream_t stream, ArgsT&&... args) {
+void launch_as_dependent(void (*kernel)(ParamsT...), dim3 grid, dim3 block, cudaStream_t stream, bool as_dependent,
+                         int device_major, ArgsT&&... args) {
+  if (!as_dependent || device_major < 9) {
+    kernel<<<grid, block, 0, stream>>>(static_cast<ArgsT&&>(args)...);
+    CUDA_TRY_LAUNCH();
+    return;
+  }
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;

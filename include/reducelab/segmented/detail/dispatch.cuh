@@ -159,14 +159,9 @@ void launch_merge_path(const T* in, const OffsetT* offsets, const BeginT* begins
   using P = policy_for<T>;
   const auto slots = carry_slots<T>::carve(carries, grid, epoch);
   const auto kernel = main_kernel<P, Map, OpT, T, OffsetT, BeginT>();
-  if (short_pass.word != nullptr && dev.major >= 9) {
-    ::reducelab::grid::launch_as_dependent(kernel, dim3(static_cast<unsigned>(grid)), dim3(P::block_threads), stream,
-                                           in, offsets, begins, count, out, slots, short_pass, op);
-  } else {
-    kernel<<<static_cast<unsigned>(grid), P::block_threads, 0, stream>>>(in, offsets, begins, count, out, slots,
-                                                                         short_pass, op);
-    CUDA_TRY_LAUNCH();
-  }
+  ::reducelab::grid::launch_as_dependent(kernel, dim3(static_cast<unsigned>(grid)), dim3(P::block_threads), stream,
+                                         short_pass.word != nullptr, dev.major, in, offsets, begins, count, out, slots,
+                                         short_pass, op);
 }
 
 /// Bytes after the carry slots for the short-segment pass's flag, its count of the segments it hands back and their
@@ -401,15 +396,9 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
   // launch, released at the stream kernel's start (H100, stop 63, results/NVIDIA_H100_80GB_HBM3-segmented/
   // by-key-lanes-and-dependent-launch.txt): 1.02-1.06x at 2^24 for runs of 8 to 4096, 1.00-1.02x at 2^26, 1.00-1.01x
   // at runs of one (where the one-pass kernel alone is still 1.04-1.06x faster, 2^24).
-  if (dev.major >= 9) {
-    ::reducelab::grid::launch_as_dependent(one_kernel, dim3(static_cast<unsigned>(one_grid)), dim3(one_threads), stream,
-                                           keys, values, n, unique_keys, values_out, num_runs, op, equal,
-                                           one_slots.counts, one_slots.carries, choice);
-  } else {
-    one_kernel<<<static_cast<unsigned>(one_grid), one_threads, 0, stream>>>(
-        keys, values, n, unique_keys, values_out, num_runs, op, equal, one_slots.counts, one_slots.carries, choice);
-    CUDA_TRY_LAUNCH();
-  }
+  ::reducelab::grid::launch_as_dependent(one_kernel, dim3(static_cast<unsigned>(one_grid)), dim3(one_threads), stream,
+                                         true, dev.major, keys, values, n, unique_keys, values_out, num_runs, op,
+                                         equal, one_slots.counts, one_slots.carries, choice);
 }
 
 template <class KeyT, class T, class NumRunsT, class OpT, class EqualT>
