@@ -777,15 +777,15 @@ std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
 enum class by_key_call { entry, stream_path, stream_path_short_run_lanes, stream_path_long_stretches,
                          sampled_claiming_ahead };
 
-/// The entry's stream policy with the one-pass kernel claiming each tile as it starts the one before (stop 63's
-/// prepared one_pass_claims_ahead, off in the entry), tested before it is measured.
+/// The entry's stream policy with the one-pass kernel claiming each tile as it starts the one before
+/// (one_pass_claims_ahead, measured slower at stop 64 and off in the entry), so that the knob stays correct.
 struct claim_ahead_policy : reducelab::segmented::tuning::by_key_stream_policy {
   template <class KeyT, class T>
   static constexpr bool one_pass_claims_ahead = true;
 };
 
-/// The entry's stream policy with long_run_warp_stretch on, at the value prepared at stop 63 for a same-run A/B: the
-/// long-run choice's tiles are tested at every run length before they are measured (the entry keeps them off).
+/// The entry's stream policy with long_run_warp_stretch on for every pair: the entry's value for pairs of up to 8
+/// bytes (tuning.hpp), here for int32 keys with doubles too, which the entry keeps at warp_stretch's tiles.
 struct long_stretch_policy : reducelab::segmented::tuning::by_key_stream_policy {
   template <class KeyT, class T>
   static constexpr long long long_run_warp_stretch =

@@ -506,22 +506,28 @@ struct by_key_stream_policy {
   template <class KeyT, class T>
   static constexpr long long warp_stretch = stash_runs<KeyT, T> * 6LL / chunk_group * chunk_group;
   // Items a warp may stream per tile where the sample chose the long-run lanes (runs averaging short_run_mean or
-  // more), in as few full rounds of the grid as that allows; 0 keeps warp_stretch's tiles, as measured. Why longer:
-  // between tiles a block's warps load nothing while it joins them, looks back and stores its runs, and at long runs
-  // the stash, which bounds warp_stretch, is far from full (a stretch of S items holds about S / short_run_mean runs).
-  // On the H200 one balanced round of the grid (by_key_stream_proxy.cu's joined_2) read long runs 4-19 us faster
-  // than the entry's rounds (stop 61). Prepared at stop 63 for a same-run A/B with stash_runs x short_run_mean / 2
-  // (the tests' long_stretch_policy); not yet measured, so off. On, the stretch is a register rather than a kernel
-  // parameter: int32 keys with doubles then spill 20 bytes at their 80 registers (ptxas, sm_90), 4-byte pairs nothing.
+  // more), in as few full rounds of the grid as that allows (kernels::tile_stretch); 0 keeps warp_stretch's tiles.
+  // Why longer: between tiles a block's warps load nothing while it joins them, looks back and stores its runs, and at
+  // long runs the stash, which bounds warp_stretch, is far from full (a stretch of S items holds about
+  // S / short_run_mean runs). Same run, stash_runs x short_run_mean / 2 against 0, behind a held stream (H100, stop 64,
+  // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-long-run-stretches.txt): runs of 256 and 4096 1.05-1.09x for int32
+  // pairs, maximum over floats and int32 keys with doubles, at 2^24 and 2^26 (int32 at 2^26: 86.7 and 87.3 % of
+  // peak); runs of 8 and 1..64 0.99-1.01x for 8-byte pairs, but 0.95-0.97x for int32 keys with doubles, which take
+  // the stretch in a register rather than as a kernel parameter and spill 20 bytes at their 80 registers (ptxas,
+  // sm_90). So on for pairs of up to 8 bytes (which spill nothing), off for longer ones.
   template <class KeyT, class T>
-  static constexpr long long long_run_warp_stretch = 0;
+  static constexpr long long long_run_warp_stretch =
+      both_widths<KeyT, T> ? stash_runs<KeyT, T> * short_run_mean / 2 / chunk_group * chunk_group : 0;
   // Whether the one-pass kernel, where the sample chose it, claims each tile as it starts the one before rather than
   // after it (kernels/reduce_runs.cuh). At 2^24, runs of one, the second kernel and its claimed tiles cost 3.0-5.5 us
   // against the one-pass kernel alone (stop 63): for int32 pairs its resident grid (5 blocks an SM by its launch
   // bounds, 660 on 132 SMs) shares 5042 tiles of 128 x 26, about 8 a block, every one after a round trip to one
-  // counter that all of them hit. Prepared at stop 63 for a same-run A/B; not yet measured, so off. On, int32 keys
-  // with doubles spill 16 bytes at their 128 registers (the claim in flight holds a register pair across the tile;
-  // ptxas, sm_90), 8-byte pairs nothing at 96.
+  // counter that all of them hit. Measured at stop 64 and kept off: same run, behind a held stream (H100, results/
+  // NVIDIA_H100_80GB_HBM3-segmented/by-key-long-run-stretches.txt), claiming ahead ran 0.84-0.86x at runs of one at
+  // 2^24 (int32 pairs and int32 keys with doubles; maximum over floats unheld the same) and 0.71-0.74x at 2^26, 1.00x
+  // at runs of 1..64, where the stream path works. Likely why (not measured): a block holding a claimed tile it has
+  // not started keeps it from the blocks that finish first, so the last tiles wait on the slowest blocks. On, int32 keys with doubles spill 16 bytes at
+  // their 128 registers (ptxas, sm_90), 8-byte pairs nothing at 96.
   template <class KeyT, class T>
   static constexpr bool one_pass_claims_ahead = false;
   static constexpr long long min_n = 1LL << 24;  // below, the one-pass kernel alone (no sample, one launch)
