@@ -1,15 +1,36 @@
 #!/usr/bin/env bash
-# Pack the build for the GPU machine, which has no GoogleTest: the binaries, CTest's files, the OpenMP runtime
-# (libgomp, the one non-system shared library) and the commit they were built from, without object files,
-# into .devcarry/build.tgz (name .devcarry in the device tool's `carry`; unpack there with
-# `tar xzf .devcarry/build.tgz`).
+# Pack binaries built here for the GPU machine, which has no GoogleTest: the named ones (default build/reducelab),
+# stripped, with the OpenMP runtime (libgomp, the one non-system shared library) and the commit they were built from,
+# into .devcarry/build.tar.xz. Name that file in the device tool's `carry` and unpack it there with
+# `tar xJf .devcarry/build.tar.xz`, which puts everything back under build/ for scripts/device_run.sh.
+#   bash scripts/pack_for_device.sh [build/reducelab build/tests/test_gpu_segmented_library ...]
+# The device tool carries at most 64 MiB, the working tree included: the CLI (~14 MB packed) and
+# test_gpu_segmented_library (tests/CMakeLists.txt) fit beside the tree, the whole test_gpu (~25 MB) does not, so a
+# stop that needs it builds it there (scripts/pack_deps_for_device.sh, scripts/device_build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p build/lib .devcarry
-cp -L "$(gcc -print-file-name=libgomp.so.1)" build/lib/
-# The commit the binaries were built from: the device copy of the tree can carry other changes, so
-# device_run.sh records this one, not the device copy's HEAD.
-echo "$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- src functors comparisons tests CMakeLists.txt || echo '-dirty')" \
-  > build/COMMIT
-tar czf .devcarry/build.tgz --exclude='*.o' --exclude='*.o.d' --exclude='.ninja_*' --exclude='*.a' build
-du -h .devcarry/build.tgz
+[ $# -gt 0 ] || set -- build/reducelab
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/build/lib" .devcarry
+for binary in "$@"; do
+  [[ $binary == build/* && -f $binary && -x $binary ]] ||
+    { echo "pack_for_device.sh: $binary is not an executable under build/" >&2; exit 2; }
+  mkdir -p "$stage/$(dirname "$binary")"
+  strip -o "$stage/$binary" "$binary"
+done
+cp -L "$(gcc -print-file-name=libgomp.so.1)" "$stage/build/lib/"
+# The commit the binaries were built from: the device copy of the tree can carry other changes, so device_run.sh
+# records this one, not the device copy's HEAD.
+echo "$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- include src functors comparisons tests CMakeLists.txt ||
+  echo '-dirty')" > "$stage/build/COMMIT"
+tar -C "$stage" -cf - build | xz -T0 -9 > .devcarry/build.tar.xz
+packed=$(stat -c %s .devcarry/build.tar.xz)
+tree=$(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1)
+limit=$((64 * 1024 * 1024))
+echo "packed $* into .devcarry/build.tar.xz: $((packed / 1000000)) MB; with the tracked tree ($((tree / 1000000)) MB)" \
+     "$(( (packed + tree) * 100 / limit )) % of the device tool's 64 MiB"
+if [ $((packed + tree)) -gt $limit ]; then
+  echo "pack_for_device.sh: too large to carry beside the working tree; pack fewer binaries" >&2
+  exit 1
+fi
