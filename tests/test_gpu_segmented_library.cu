@@ -772,10 +772,11 @@ std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
 /// Which way expect_by_key calls: the public entry, or the stream path alone (reduce_by_key_on_stream_path) with its
 /// lanes for long runs (4 items a lane for 8-byte pairs) or for short runs (8 items a lane; tuning.hpp's
 /// by_key_stream_policy). Pairs of more than 8 bytes take the short-run lanes either way. stream_path_long_stretches:
-/// the long-run lanes with long_stretch_policy. sampled_claiming_ahead: both kernels and the keys' sample, as the
+/// the long-run lanes with long_stretch_policy; stream_path_long_stretches_from_host: the same with the stretch worked
+/// out by the host (long_stretch_from_host_policy). sampled_claiming_ahead: both kernels and the keys' sample, as the
 /// entry launches them, with claim_ahead_policy.
 enum class by_key_call { entry, stream_path, stream_path_short_run_lanes, stream_path_long_stretches,
-                         sampled_claiming_ahead };
+                         stream_path_long_stretches_from_host, sampled_claiming_ahead };
 
 /// The entry's stream policy with the one-pass kernel claiming each tile as it starts the one before
 /// (one_pass_claims_ahead, measured slower at stop 64 and off in the entry), so that the knob stays correct.
@@ -790,6 +791,13 @@ struct long_stretch_policy : reducelab::segmented::tuning::by_key_stream_policy 
   template <class KeyT, class T>
   static constexpr long long long_run_warp_stretch =
       stash_runs<KeyT, T> * short_run_mean / 2 / chunk_group * chunk_group;
+};
+
+/// long_stretch_policy with the long-run stretch worked out by the host at launch and passed to the kernel
+/// (long_run_stretch_from_host, prepared at stop 64 and off in the entry).
+struct long_stretch_from_host_policy : long_stretch_policy {
+  template <class KeyT, class T>
+  static constexpr bool long_run_stretch_from_host = true;
 };
 
 /// The stream path (segmented/kernels/stream_runs.cuh) alone at any run length, its keys' sample skipped, at its
@@ -842,6 +850,9 @@ void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, con
     } else if (call == by_key_call::stream_path_long_stretches) {
       reduce_by_key_on_stream_path<long_stretch_policy>(raw(d_keys), values_at, n, raw(d_unique), raw(d_out),
                                                         raw(d_runs), op);
+    } else if (call == by_key_call::stream_path_long_stretches_from_host) {
+      reduce_by_key_on_stream_path<long_stretch_from_host_policy>(raw(d_keys), values_at, n, raw(d_unique),
+                                                                  raw(d_out), raw(d_runs), op);
     } else {
       reduce_by_key_on_stream_path(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op,
                                    call == by_key_call::stream_path_short_run_lanes);
@@ -1139,13 +1150,17 @@ TEST(LibraryReduceByKey, StreamPathWithLongRunStretches) {
   // long_stretch_policy: past one round of the resident grid at warp_stretch (2^25 keys), the long-run choice streams
   // as few rounds as stretches of up to long_run_warp_stretch make (one here), each warp's stretch 2-4 times
   // warp_stretch; at runs of one every warp's stash overflows and it streams its stretch again. An n that ends in a
-  // partial chunk.
+  // partial chunk. Each with the stretch worked out by every block and by the host (long_stretch_from_host_policy).
   constexpr std::size_t n = (std::size_t{1} << 25) + 77;
   static_assert(long_stretch_policy::long_run_warp_stretch<int, std::int32_t> >
                 long_stretch_policy::warp_stretch<int, std::int32_t>);
   const auto both = [](const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
-    expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +", by_key_call::stream_path_long_stretches);
-    expect_by_key<double>(keys, add{}, seed + 1, name + ", double +", by_key_call::stream_path_long_stretches);
+    for (const auto call :
+         {by_key_call::stream_path_long_stretches, by_key_call::stream_path_long_stretches_from_host}) {
+      const std::string where = call == by_key_call::stream_path_long_stretches ? "" : ", stretch from the host";
+      expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +" + where, call);
+      expect_by_key<double>(keys, add{}, seed + 1, name + ", double +" + where, call);
+    }
   };
   std::vector<long long> long_runs = uniform(n / 256, 256);
   long_runs.push_back(static_cast<long long>(n % 256));

@@ -518,6 +518,14 @@ struct by_key_stream_policy {
   template <class KeyT, class T>
   static constexpr long long long_run_warp_stretch =
       both_widths<KeyT, T> ? stash_runs<KeyT, T> * short_run_mean / 2 / chunk_group * chunk_group : 0;
+  // Whether the host works out the long-run choice's stretch at launch and passes it as a kernel parameter
+  // (kernels::tile_stretch), rather than every block from the grid's size. Prepared at stop 64 for a same-run A/B with
+  // long_run_warp_stretch on for int32 keys with doubles too: with the stretch worked out on the device they spill 20
+  // bytes at their 80 registers, with it passed from the host 8 (ptxas, sm_90), and long runs read 1.05-1.08x faster
+  // for them with the longer tiles (above), short runs 0.95-0.97x with the 20-byte spill. Off, as not yet measured
+  // (SASS of the entry's kernels byte for byte f5a01de's).
+  template <class KeyT, class T>
+  static constexpr bool long_run_stretch_from_host = false;
   // Whether the one-pass kernel, where the sample chose it, claims each tile as it starts the one before rather than
   // after it (kernels/reduce_runs.cuh). At 2^24, runs of one, the second kernel and its claimed tiles cost 3.0-5.5 us
   // against the one-pass kernel alone (stop 63): for int32 pairs its resident grid (5 blocks an SM by its launch

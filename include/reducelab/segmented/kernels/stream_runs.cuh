@@ -59,21 +59,29 @@ __host__ __device__ constexpr long long balanced_stretch(long long n, long long 
   return (even + group - 1) / group * group;
 }
 
-/// The stretch a warp streams per tile: the launch's where the sample chose the short-run lanes (or where the policy's
-/// long_run_warp_stretch is 0), else as few full rounds of the grid as stretches of at most long_run_warp_stretch
-/// make, and never shorter than the launch's (whose tiles the workspace's slots count).
+/// The long-run choice's stretch: as few full rounds of warps_per_round warps as stretches of at most the policy's
+/// long_run_warp_stretch make, and never shorter than the launch's `stretch` (whose tiles the workspace's slots
+/// count); the launch's where long_run_warp_stretch is 0.
 template <class PolicyT, class KeyT, class T>
-__device__ __forceinline__ long long tile_stretch(long long stretch, bool short_runs, long long n) {
+__host__ __device__ constexpr long long long_run_stretch(long long n, long long warps_per_round, long long stretch) {
   constexpr long long longest = PolicyT::template long_run_warp_stretch<KeyT, T>;
   if constexpr (longest > 0) {
     static_assert(longest % PolicyT::chunk_group == 0, "reducelab: long_run_warp_stretch must be whole chunk groups");
-    if (!short_runs) {
-      const long long warps_per_round = static_cast<long long>(gridDim.x) * (PolicyT::threads / 32);
-      const long long chosen = balanced_stretch(n, warps_per_round, longest, PolicyT::chunk_group);
-      return chosen > stretch ? chosen : stretch;
-    }
+    const long long chosen = balanced_stretch(n, warps_per_round, longest, PolicyT::chunk_group);
+    return chosen > stretch ? chosen : stretch;
   }
   return stretch;
+}
+
+/// The stretch a warp streams per tile: the launch's where the sample chose the short-run lanes, else
+/// long_run_stretch's, worked out here from the grid or, where the policy's long_run_stretch_from_host is on, by the
+/// host at launch (host_long_run_stretch).
+template <class PolicyT, class KeyT, class T>
+__device__ __forceinline__ long long tile_stretch(long long stretch, long long host_long_run_stretch, bool short_runs,
+                                                  long long n) {
+  if (short_runs) return stretch;
+  if constexpr (PolicyT::template long_run_stretch_from_host<KeyT, T>) return host_long_run_stretch;
+  return long_run_stretch<PolicyT, KeyT, T>(n, static_cast<long long>(gridDim.x) * (PolicyT::threads / 32), stretch);
 }
 
 template <class PolicyT, class KeyT, class T>
@@ -122,7 +130,7 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
     stream_runs(const KeyT* __restrict__ keys, const T* __restrict__ values, long long n, KeyT* __restrict__ unique_keys,
                 T* __restrict__ values_out, NumRunsT* num_runs, OpT op, EqualT equal, run_sample sample,
                 block::run_choice choice, long long stretch, grid::carry_slots<long long> counts,
-                grid::carry_slots<T> carries) {
+                grid::carry_slots<T> carries, long long host_long_run_stretch) {
   using storage_t = stream_runs_storage<PolicyT, KeyT, T>;
   __shared__ cub::Uninitialized<storage_t> raw;  // never constructed (a value type may have default initializers)
   storage_t& s = raw.Alias();
@@ -153,7 +161,7 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
   const bool short_runs = works == block::run_choice::stream_path_short_runs;
 
   constexpr int warps = storage_t::warps;
-  stretch = tile_stretch<PolicyT, KeyT, T>(stretch, short_runs, n);
+  stretch = tile_stretch<PolicyT, KeyT, T>(stretch, host_long_run_stretch, short_runs, n);
   const long long tile = warps * stretch;
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const long long tiles = (n + tile - 1) / tile;
