@@ -16,10 +16,11 @@
 #   library          reducelab::reduce's GPU tests, and compute-sanitizer (all four tools) over them
 #   libcompare       the quick sweep with the library, CUB and Thrust rows only, results/<device>-lib/
 #   segmented        issue 13's GPU tests (library, ladder, baselines), then compute-sanitizer memcheck, racecheck
-#                    and synccheck over the library's; `reducelab segmented check` (default layouts)
+#                    and synccheck over the library's; `reducelab segmented check` (default layouts). Without
+#                    test_gpu, the carried test_gpu_segmented_library (pack_for_device.sh): the library's tests only
 #   segcompare       `reducelab segmented compare` of the library and CUB rows (the committed reports' command;
 #                    SEG_VARIANTS and SEG_SAMPLES replace its --variants and --samples, SEG_ARGS adds options, e.g.
-#                    --sizes 2^26) into results/<device>-segmented/
+#                    --sizes 2^26) into results/<device>-segmented/ (SEG_OUT to change)
 #   multigpu         issue 14: test_gpu_multigpu, then `reducelab-multigpu compare` over every GPU (MG_ARGS adds
 #                    options) into results/<device>-x<N>-multigpu/; NCCL_NVLS_ENABLE=0 unless set
 #   tune             `reducelab tune`: $OUT/tune.json, and $OUT/sm90.hpp to replace include/reducelab/tuning/sm90.hpp;
@@ -158,14 +159,21 @@ for step in "$@"; do
       ;;
     segmented)
       seg_filter='LibrarySegmentedReduce.*:LibraryReduceByKey.*:SegmentedVariants.*:ReduceByKeyVariants.*:SegmentedBaselines.*'
-      "$build/tests/test_gpu" --gtest_filter="$seg_filter" > "$out/segmented-tests.log" 2>&1
+      seg_tests="$build/tests/test_gpu"
+      if [ ! -x "$seg_tests" ] && [ -x "$build/tests/test_gpu_segmented_library" ]; then
+        # Carried binaries (pack_for_device.sh): the library's tests alone, without the ladder's and baselines'.
+        seg_tests="$build/tests/test_gpu_segmented_library"
+        seg_filter='LibrarySegmentedReduce.*:LibraryReduceByKey.*'
+        echo "segmented: test_gpu_segmented_library (the library's tests only: no test_gpu here)" >> "$summary"
+      fi
+      "$seg_tests" --gtest_filter="$seg_filter" > "$out/segmented-tests.log" 2>&1
       echo "segmented tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$out/segmented-tests.log" | tr '\n' ' ')" >> "$summary"
       grep -E '^\[  FAILED' "$out/segmented-tests.log" | head -10 >> "$summary"
       for tool in memcheck racecheck synccheck; do
         # racecheck tracks every shared-memory access: on the H100 it needed more than 60 s where the others took less
         limit=${SANITIZE_TIMEOUT:-150}
         [ $tool = racecheck ] && limit=${RACECHECK_TIMEOUT:-$((limit * 2))}
-        timeout $limit compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/test_gpu" \
+        timeout $limit compute-sanitizer --tool $tool --error-exitcode 9 "$seg_tests" \
           --gtest_filter='LibrarySegmentedReduce.*:LibraryReduceByKey.*' > "$out/sanitize-segmented-$tool.log" 2>&1
         echo "compute-sanitizer $tool (segmented) rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-segmented-$tool.log" | tail -1)" >> "$summary"
       done
@@ -177,11 +185,13 @@ for step in "$@"; do
       # Without --variants the compare times every ladder variant too, 25 samples each: more than a device call's
       # 10 minutes at 2^24 (stop 32).
       seg_variants=${SEG_VARIANTS:-'reducelab::segmented_reduce,cub::DeviceSegmentedReduce::Reduce,cub::DeviceSegmentedReduce::Sum|Max|Min,reducelab::reduce_by_key,cub::DeviceReduce::ReduceByKey'}
+      # SEG_OUT: the report's folder (default results/<device>-segmented; the committed 2^26 runs go to ...-n26).
+      seg_dir=${SEG_OUT:-results/$device_dir-segmented}
       "$rl" segmented compare --variants "$seg_variants" --samples "${SEG_SAMPLES:-9}" ${SEG_ARGS:-} \
-        --out "results/$device_dir-segmented" > "$out/segmented-compare.txt" 2>&1
-      echo "segmented compare rc=$?" >> "$summary"
+        --out "$seg_dir" > "$out/segmented-compare.txt" 2>&1
+      echo "segmented compare rc=$? $(grep -o '[0-9]* PASS, [0-9]* MISS' "$seg_dir/segmented.md" 2>/dev/null)" >> "$summary"
       tail -40 "$out/segmented-compare.txt" >> "$summary"
-      tar czf "$out/results-segmented.tgz" "results/$device_dir-segmented"
+      tar czf "$out/results-$(basename "$seg_dir").tgz" "$seg_dir"
       ;;
     multigpu)
       # Issue 14 (needs the NCCL part built: test_gpu_multigpu and reducelab-multigpu targets): the tests, then the
