@@ -2,6 +2,8 @@
 # stop 64: the CLI built on the CPU machine for sm_90 at bin/COMMIT (scripts/reducelab.sh test's build, stripped and
 # xz'd: the working tree and a carried test_gpu would pass the device tool's 64 MiB), then
 #   the committed segmented compares at 2^24 and 2^26; BUILD=1: build test_gpu on the device (scripts/device_build.sh)
+# As run (call 4): BUILD=1 was also scripts/device_build.sh's BUILD (the build folder), so test_gpu was built into ./1,
+# which the next call's copy of the working tree removed; call 7 built it again into build/ (gpu-tests-f5a01de.txt).
 set -uo pipefail
 d=$(cd "$(dirname "$0")" && pwd)
 cd "$d/../.."
