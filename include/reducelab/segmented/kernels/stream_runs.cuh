@@ -123,7 +123,8 @@ struct run_emitter {
 
 /// Tiles of PolicyT::threads / 32 warps x `stretch` items over [0, n) (stretch: a multiple of chunk_group, at
 /// most PolicyT::warp_stretch<KeyT, T>, whose runs the stash holds; where the policy's long_run_warp_stretch is on,
-/// the long-run choice's tiles are longer, tile_stretch); keys and values aligned to 4 items.
+/// the long-run choice's tiles are longer, tile_stretch, which takes host_long_run_stretch where the policy has the
+/// host work it out); keys and values aligned to 4 items.
 /// MinBlocks: the __launch_bounds__ minimum, PolicyT::min_blocks<KeyT, T> (a parameter, so the kernel's name states it).
 template <class PolicyT, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
