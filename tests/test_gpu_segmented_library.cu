@@ -773,17 +773,9 @@ std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
 /// lanes for long runs (4 items a lane for 8-byte pairs) or for short runs (8 items a lane; tuning.hpp's
 /// by_key_stream_policy). Pairs of more than 8 bytes take the short-run lanes either way. stream_path_long_stretches:
 /// the long-run lanes with long_stretch_policy; stream_path_long_stretches_from_host: the same with the stretch worked
-/// out by the host (long_stretch_from_host_policy). sampled_claiming_ahead: both kernels and the keys' sample, as the
-/// entry launches them, with claim_ahead_policy.
+/// out by the host (long_stretch_from_host_policy).
 enum class by_key_call { entry, stream_path, stream_path_short_run_lanes, stream_path_long_stretches,
-                         stream_path_long_stretches_from_host, sampled_claiming_ahead };
-
-/// The entry's stream policy with the one-pass kernel claiming each tile as it starts the one before
-/// (one_pass_claims_ahead, measured slower at stop 64 and off in the entry), so that the knob stays correct.
-struct claim_ahead_policy : reducelab::segmented::tuning::by_key_stream_policy {
-  template <class KeyT, class T>
-  static constexpr bool one_pass_claims_ahead = true;
-};
+                         stream_path_long_stretches_from_host };
 
 /// The entry's stream policy with long_run_warp_stretch on for every pair: the entry's value for pairs of up to 8
 /// bytes (tuning.hpp), here for int32 keys with doubles too, which the entry keeps at warp_stretch's tiles.
@@ -843,11 +835,7 @@ void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, con
   if (call == by_key_call::entry) {
     reducelab::reduce_by_key(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
   } else if constexpr (reducelab::segmented::detail::streams_runs<int, T, OpT>) {
-    if (call == by_key_call::sampled_claiming_ahead) {
-      reducelab::segmented::detail::reduce_runs_streamed<claim_ahead_policy>(
-          raw(d_keys), values_at, static_cast<long long>(n), raw(d_unique), raw(d_out), raw(d_runs), op,
-          cuda::std::equal_to<>{}, reducelab::segmented::kernels::run_sample::if_long, nullptr);
-    } else if (call == by_key_call::stream_path_long_stretches) {
+    if (call == by_key_call::stream_path_long_stretches) {
       reduce_by_key_on_stream_path<long_stretch_policy>(raw(d_keys), values_at, n, raw(d_unique), raw(d_out),
                                                         raw(d_runs), op);
     } else if (call == by_key_call::stream_path_long_stretches_from_host) {
@@ -1171,16 +1159,16 @@ TEST(LibraryReduceByKey, StreamPathWithLongRunStretches) {
   both(keys_of_runs(mixed), 345, "runs of 1..3000");
 }
 
-TEST(LibraryReduceByKey, OnePassKernelClaimingAheadBesideTheStreamPath) {
+TEST(LibraryReduceByKey, BothKernelsJustAboveTheStreamPathsSize) {
   REDUCELAB_SKIP_WITHOUT_GPU();
-  // claim_ahead_policy, both kernels launched as the entry launches them: where the sample picks the one-pass kernel
-  // (runs of one, runs of 1..12) its blocks claim each tile while working on the one before; where it picks the stream
-  // path (runs of 256) they leave without claiming.
+  // Through the entry, just past min_n: where the sample picks the one-pass kernel (runs of one, runs of 1..12) its
+  // blocks claim their tiles from the counter beside the stream path; where it picks the stream path (runs of 256)
+  // they leave without claiming.
   using policy = reducelab::segmented::tuning::by_key_stream_policy;
   const std::size_t n = static_cast<std::size_t>(policy::min_n) + 1000;
   const auto both = [](const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
-    expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +", by_key_call::sampled_claiming_ahead);
-    expect_by_key<double>(keys, add{}, seed + 1, name + ", double +", by_key_call::sampled_claiming_ahead);
+    expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +");
+    expect_by_key<double>(keys, add{}, seed + 1, name + ", double +");
   };
   both(keys_of_runs(uniform(n, 1)), 350, "runs of one");
   both(keys_of_runs(random_lengths(n / 6, 1, 12, 352)), 353, "runs of 1..12");

@@ -470,7 +470,10 @@ constexpr int by_key_min_blocks(int threads) {
 // faster for uniform runs from 8. The fixed cost split on the H100 (stop 63, by-key-lanes-and-dependent-launch.txt,
 // 2^24, runs of one, against the one-pass kernel alone): the sample of 256 windows 3.8-4.4 us, the second kernel and
 // its claimed tiles 3.0-5.5 us, the stream grid's size nothing; the 16-window sample and the programmatic launch then
-// took about 3 us of it back (2.6-3.0 us, same run).
+// took about 3 us of it back (2.6-3.0 us, same run). Tried and not kept (stop 64, by-key-long-run-stretches.txt): the
+// one-pass kernel beside the stream path claiming each tile as it starts the one before, so that its blocks' round
+// trips to the one tile counter overlap their tiles' work, ran 0.84-0.86x at runs of one at 2^24 and 0.71-0.74x at
+// 2^26 (1.00x at runs of 1..64).
 struct by_key_stream_policy {
   static constexpr int threads = 256;
   // resident blocks per SM the registers must allow: bound to 4, int32 keys with doubles spilled 48 bytes at 64
@@ -526,18 +529,6 @@ struct by_key_stream_policy {
   // (SASS of the entry's kernels byte for byte f5a01de's).
   template <class KeyT, class T>
   static constexpr bool long_run_stretch_from_host = false;
-  // Whether the one-pass kernel, where the sample chose it, claims each tile as it starts the one before rather than
-  // after it (kernels/reduce_runs.cuh). At 2^24, runs of one, the second kernel and its claimed tiles cost 3.0-5.5 us
-  // against the one-pass kernel alone (stop 63): for int32 pairs its resident grid (5 blocks an SM by its launch
-  // bounds, 660 on 132 SMs) shares 5042 tiles of 128 x 26, about 8 a block, every one after a round trip to one
-  // counter that all of them hit. Measured at stop 64 and kept off: same run, behind a held stream (H100, results/
-  // NVIDIA_H100_80GB_HBM3-segmented/by-key-long-run-stretches.txt), claiming ahead ran 0.84-0.86x at runs of one at
-  // 2^24 (int32 pairs and int32 keys with doubles; maximum over floats unheld the same) and 0.71-0.74x at 2^26, 1.00x
-  // at runs of 1..64, where the stream path works. Likely why (not measured): a block holding a claimed tile it has
-  // not started keeps it from the blocks that finish first, so the last tiles wait on the slowest blocks. On, int32 keys with doubles spill 16 bytes at
-  // their 128 registers (ptxas, sm_90), 8-byte pairs nothing at 96.
-  template <class KeyT, class T>
-  static constexpr bool one_pass_claims_ahead = false;
   static constexpr long long min_n = 1LL << 24;  // below, the one-pass kernel alone (no sample, one launch)
   static_assert(chunk_group == short_run_chunks * 32 * short_run_items,
                 "both widths stream the same chunk groups, so that one stretch serves both");

@@ -260,11 +260,10 @@ struct run_slots {
   }
 };
 
-template <int Threads, int Items, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT,
-          bool ClaimAhead = false>
+template <int Threads, int Items, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 constexpr auto one_pass_kernel() {
   constexpr int min_blocks = MinBlocks > 0 ? MinBlocks : tuning::by_key_min_blocks<KeyT, T>(Threads);
-  return &kernels::reduce_runs<Threads, Items, min_blocks, KeyT, T, NumRunsT, OpT, EqualT, ClaimAhead>;
+  return &kernels::reduce_runs<Threads, Items, min_blocks, KeyT, T, NumRunsT, OpT, EqualT>;
 }
 
 /// reduce_by_key in one pass (kernels/reduce_runs.cuh): a block per tile of Threads x Items keys and values. Its
@@ -375,8 +374,8 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
   const std::size_t bytes = control_bytes + stream_bytes + (one_tiles > 0 ? run_slots<T>::bytes_for(one_tiles) : 0);
   carries_workspace workspace(bytes, stream, dev.ordinal);
   const unsigned long long epoch = ::reducelab::detail::next_epoch();
-  constexpr auto one_kernel = one_pass_kernel<one_threads, tuning::by_key_items<KeyT, T>, 0, KeyT, T, NumRunsT, OpT,
-                                              EqualT, PolicyT::template one_pass_claims_ahead<KeyT, T>>();
+  constexpr auto one_kernel =
+      one_pass_kernel<one_threads, tuning::by_key_items<KeyT, T>, 0, KeyT, T, NumRunsT, OpT, EqualT>();
   const long long one_grid = one_tiles > 0 ? std::min(one_tiles, resident_blocks<one_kernel>(dev, one_threads)) : 0;
   block::run_choice choice{reinterpret_cast<::reducelab::grid::tagged_partial<int>*>(workspace.bytes()),
                            reinterpret_cast<unsigned long long*>(workspace.bytes() + run_next_tile_at), one_grid,

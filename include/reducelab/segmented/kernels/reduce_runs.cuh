@@ -212,11 +212,8 @@ __device__ __forceinline__ void reduce_run_tile(const KeyT* __restrict__ keys, c
 /// unless the stream path's block 0 chose this kernel, and then take tile after tile, claimed from a counter so that
 /// a tile is only ever claimed after every tile below it (each waits on those only, as with a block per tile).
 /// MinBlocks is the __launch_bounds__ minimum (tuning::by_key_min_blocks); it is a parameter so that the kernel's
-/// name states it, which scripts/check_kernel_resources.py reads. ClaimAhead (tuning::by_key_stream_policy::
-/// one_pass_claims_ahead): beside the stream path, a block claims its next tile as it starts a tile rather than after
-/// it, so that the claim's round trip to the counter overlaps the tile's work.
-template <int Threads, int Items, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT,
-          bool ClaimAhead = false>
+/// name states it, which scripts/check_kernel_resources.py reads.
+template <int Threads, int Items, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     reduce_runs(const KeyT* __restrict__ keys, const T* __restrict__ values, long long n,
                 KeyT* __restrict__ unique_keys, T* __restrict__ values_out, NumRunsT* num_runs, OpT op,
@@ -240,14 +237,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   }
   constexpr long long tile = storage_t::tile;
   const long long tiles = (n + tile - 1) / tile;
-  // Claimed ahead, a block holds the claim on a tile while it works on a lower one; no tile waits on one held so: the
-  // lowest unfinished tile is being worked on (a held one has a lower tile in work before it), and waits only on
-  // finished tiles.
-  unsigned long long next = 0;  // thread 0's claim for after this tile (ClaimAhead)
   for (long long t = blockIdx.x; t < tiles;) {
-    if constexpr (ClaimAhead) {
-      if (beside_stream_path && threadIdx.x == 0) next = atomicAdd(choice.next_tile, 1ULL);
-    }
     const long long start = t * tile;
     if (t > 0 && start + tile < n) {  // a whole tile with input on both sides
       reduce_run_tile<false, Threads, Items>(keys, values, n, unique_keys, values_out, num_runs, op, equal, counts,
@@ -258,7 +248,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
     if (!beside_stream_path) break;
     __syncthreads();  // the tile's shared memory is free for the next
-    if (threadIdx.x == 0) claimed = static_cast<long long>(ClaimAhead ? next : atomicAdd(choice.next_tile, 1ULL));
+    if (threadIdx.x == 0) claimed = static_cast<long long>(atomicAdd(choice.next_tile, 1ULL));
     __syncthreads();
     t = claimed;
   }
