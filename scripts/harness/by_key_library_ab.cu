@@ -4,8 +4,8 @@
 // time, so the stream path's compare-select functors (maximum) are measured as the segmented compare's rows run them.
 // Not part of the build or of the tests.
 //
-//   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include -I scripts/harness \
-//                     scripts/harness/by_key_library_ab.cu -o by_key_ab
+//   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include -I scripts/harness -I . \
+//                     scripts/harness/by_key_library_ab.cu comparisons/timing/stream_hold.cu -o by_key_ab
 //                   -DHARNESS_VALUE=int|float|double (default int), -DHARNESS_MAX (maximum; default plus)
 //   run:            HARNESS_LOG2N=26 ./by_key_ab [LENGTHS] [SAMPLES]
 //                   HARNESS_HOLD=1 (with CUDA_MODULE_LOADING=EAGER) times each call behind a held stream, as the

@@ -27,8 +27,8 @@
 //
 // Every row's output is checked against the host before timing (proxy: each warp's runs, counts and pieces).
 //
-//   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include \
-//                     scripts/harness/by_key_stream_proxy.cu -o by_key_stream_proxy
+//   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include -I . \
+//                     scripts/harness/by_key_stream_proxy.cu comparisons/timing/stream_hold.cu -o by_key_stream_proxy
 //                   (-DHARNESS_VALUE=double for double values)
 //   run:            HARNESS_LOG2N=26 ./by_key_stream_proxy [LENGTHS] [SAMPLES]
 // LENGTHS: uniform run lengths, or -1 (random lengths 1..64) and -2 (1..3000). int32 keys. Cold: cold_timer (a 256 MiB

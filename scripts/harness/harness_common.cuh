@@ -2,14 +2,19 @@
 // stream_walk_layouts.cu): a CUDA check that exits, the read that evicts the L2 between samples (and cold_timer, which
 // times one call after it), and the device's theoretical peak as the reports compute it.
 // They build with `-I include` alone, outside the project's build, so they time with their own loop rather than
-// comparisons/timing (one_block_kernels.cu, which links the engine, shows the other way).
+// comparisons/timing (one_block_kernels.cu, which links the engine, shows the other way); cold_timer holds its stream
+// with the engine's stream_hold, whose source those that time with it compile beside theirs.
 #pragma once
+
+// by path, so that the harnesses which never hold a stream still build with `-I include` alone
+#include "../../comparisons/timing/stream_hold.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -86,19 +91,13 @@ inline std::vector<int> parse_int_list(const std::string& text) {
 }
 
 /// One call timed cold: a memset of 256 MiB and a read of it (the L2 left holding clean lines of that buffer, not the
-/// input), then CUDA events around the call on the timer's stream, which it waits for.
-/// Spins until the host sets *release (or about 200 ms have passed): the work enqueued behind it starts only when
-/// all of it is enqueued, as behind the timing engine's stream_hold (comparisons/timing/stream_hold.hpp).
-__global__ void hold_stream(const volatile int* release) {
-  const long long give_up = clock64() + 400'000'000LL;
-  while (*release == 0 && clock64() < give_up) __nanosleep(200);
-}
-
+/// input), then CUDA events around the call on the timer's stream, which it waits for. A harness that times with it
+/// links the timing engine's stream hold: add `-I . comparisons/timing/stream_hold.cu` to its build line.
 class cold_timer {
  public:
-  /// HARNESS_HOLD=1 times each call behind hold_stream, as the compares do (launch-free): the launches of a call of
-  /// several kernels then reach the GPU at once, which changes how they overlap (stop 63: the one-pass kernel as a
-  /// programmatic dependent). Without it the host's launches are in the interval.
+  /// HARNESS_HOLD=1 times each call behind the timing engine's stream_hold, as the compares do (launch-free): the
+  /// launches of a call of several kernels then reach the GPU at once, which changes how they overlap (stop 63: the
+  /// one-pass kernel as a programmatic dependent). Without it the host's launches are in the interval.
   cold_timer() {
     CHECK_CUDA(cudaMalloc(&flush_, flush_vectors * 16));
     CHECK_CUDA(cudaMalloc(&sink_, 4));
@@ -106,33 +105,35 @@ class cold_timer {
     CHECK_CUDA(cudaEventCreate(&start_));
     CHECK_CUDA(cudaEventCreate(&stop_));
     const char* hold = std::getenv("HARNESS_HOLD");
-    if (hold != nullptr && std::atoi(hold) != 0) {
-      void* flag = nullptr;
-      CHECK_CUDA(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped));
-      CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_release_), flag, 0));
-      release_ = static_cast<volatile int*>(flag);
-    }
+    if (hold != nullptr && std::atoi(hold) != 0) hold_ = std::make_unique<reducelab::timing::stream_hold>();
   }
-  bool holds() const { return release_ != nullptr; }
+  bool holds() const { return hold_ != nullptr; }
   cudaStream_t stream() const { return stream_; }
   /// Microseconds of call(stream) after the flush; `round` varies the memset's byte from sample to sample.
+  /// Held, a sample whose hold gave up before the host released it is taken again (up to 3 times, then kept with a
+  /// warning), as the engine discards one.
   template <class CallF>
   float time_us(int round, CallF&& call) {
-    flush(round);
-    if (holds()) {
+    for (int attempt = 1;; ++attempt) {
+      flush(round);
+      if (holds()) {
+        CHECK_CUDA(cudaStreamSynchronize(stream_));
+        hold_->hold(stream_);
+      }
+      CHECK_CUDA(cudaEventRecord(start_, stream_));
+      call(stream_);
+      CHECK_CUDA(cudaEventRecord(stop_, stream_));
+      if (holds()) hold_->release();
       CHECK_CUDA(cudaStreamSynchronize(stream_));
-      *release_ = 0;
-      hold_stream<<<1, 1, 0, stream_>>>(device_release_);
+      CHECK_CUDA(cudaGetLastError());
+      float ms = 0;
+      CHECK_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+      if (!holds() || !hold_->timed_out()) return ms * 1000;
+      if (attempt == 3) {
+        std::fprintf(stderr, "warning: the stream hold gave up 3 times; this sample includes launches\n");
+        return ms * 1000;
+      }
     }
-    CHECK_CUDA(cudaEventRecord(start_, stream_));
-    call(stream_);
-    CHECK_CUDA(cudaEventRecord(stop_, stream_));
-    if (holds()) *release_ = 1;
-    CHECK_CUDA(cudaStreamSynchronize(stream_));
-    CHECK_CUDA(cudaGetLastError());
-    float ms = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms * 1000;
   }
   /// The flush alone (before a call timed some other way).
   void flush(int round) {
@@ -146,8 +147,7 @@ class cold_timer {
   int* sink_ = nullptr;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
-  volatile int* release_ = nullptr;  // HARNESS_HOLD: pinned, mapped
-  int* device_release_ = nullptr;
+  std::unique_ptr<reducelab::timing::stream_hold> hold_;  // HARNESS_HOLD
 };
 
 /// 2 x memory clock x bus width of device 0, in GB/s (the reports' peak).

@@ -14,7 +14,7 @@
 //
 // Build here (no project build needed):
 //   nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include -I src -I . -o stream_walk_layouts \
-//        scripts/harness/stream_walk_layouts.cu
+//        scripts/harness/stream_walk_layouts.cu comparisons/timing/stream_hold.cu
 // Run: ./stream_walk_layouts [samples=9] [log2 sizes=24,26] [rows, comma separated substrings; default all]
 // Cold: a memset of 256 MiB then a read of it before each sample; the rows' order changes every round. Every row's
 // result is checked against the host once per size (the sums from the blocks' partials; the segmented rows in full).
