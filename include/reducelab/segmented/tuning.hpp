@@ -515,20 +515,22 @@ struct by_key_stream_policy {
   // S / short_run_mean runs). Same run, stash_runs x short_run_mean / 2 against 0, behind a held stream (H100, stop 64,
   // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-long-run-stretches.txt): runs of 256 and 4096 1.05-1.09x for int32
   // pairs, maximum over floats and int32 keys with doubles, at 2^24 and 2^26 (int32 at 2^26: 86.7 and 87.3 % of
-  // peak); runs of 8 and 1..64 0.99-1.01x for 8-byte pairs, but 0.95-0.97x for int32 keys with doubles, which take
-  // the stretch in a register rather than as a kernel parameter and spill 20 bytes at their 80 registers (ptxas,
-  // sm_90). So on for pairs of up to 8 bytes (which spill nothing), off for longer ones.
+  // peak); runs of 8 and 1..64 0.99-1.01x for 8-byte pairs. Int32 keys with doubles, which then worked the stretch out
+  // on the device, spilled 20 bytes at their 80 registers and read 0.95-0.97x at short runs, so stop 64 kept it to
+  // pairs of up to 8 bytes; with the stretch passed from the host (long_run_stretch_from_host) they spill 8 bytes, and
+  // at stop 65 (same harness, H100, by-key-host-stretch.txt) the longer tiles for every pair read 1.05-1.11x for int32
+  // keys with doubles at runs of 256 and 4096 (2^26: 82.3 -> 88.7 % of peak at 256) and 0.98-0.99x at runs of 8 and
+  // 1..64. So on for every pair (argmax's 12-byte pairs take 80 registers and spill nothing, ptxas sm_90).
   template <class KeyT, class T>
   static constexpr long long long_run_warp_stretch =
-      both_widths<KeyT, T> ? stash_runs<KeyT, T> * short_run_mean / 2 / chunk_group * chunk_group : 0;
+      stash_runs<KeyT, T> * short_run_mean / 2 / chunk_group * chunk_group;
   // Whether the host works out the long-run choice's stretch at launch and passes it as a kernel parameter
-  // (kernels::tile_stretch), rather than every block from the grid's size. Prepared at stop 64 for a same-run A/B with
-  // long_run_warp_stretch on for int32 keys with doubles too: with the stretch worked out on the device they spill 20
-  // bytes at their 80 registers, with it passed from the host 8 (ptxas, sm_90), and long runs read 1.05-1.08x faster
-  // for them with the longer tiles (above), short runs 0.95-0.97x with the 20-byte spill. Off, as not yet measured
-  // (SASS of the entry's kernels byte for byte f5a01de's).
+  // (kernels::tile_stretch), rather than every block from the grid's size: one register fewer held across the tile,
+  // which is what brings int32 keys with doubles from a 20-byte spill to 8 with the longer tiles (above). Same run
+  // for the pairs of up to 8 bytes, which spill nothing either way (H100, stop 65, by-key-host-stretch.txt): plus over
+  // int32 and maximum over floats 1.00-1.02x at runs of 8, 256, 4096 and 1..64, 2^24 and 2^26. On for every pair.
   template <class KeyT, class T>
-  static constexpr bool long_run_stretch_from_host = false;
+  static constexpr bool long_run_stretch_from_host = true;
   static constexpr long long min_n = 1LL << 24;  // below, the one-pass kernel alone (no sample, one launch)
   static_assert(chunk_group == short_run_chunks * 32 * short_run_items,
                 "both widths stream the same chunk groups, so that one stretch serves both");
