@@ -477,7 +477,7 @@ constexpr int by_key_min_blocks(int threads) {
 struct by_key_stream_policy {
   static constexpr int threads = 256;
   // resident blocks per SM the registers must allow: bound to 4, int32 keys with doubles spilled 48 bytes at 64
-  // registers; bound to 3 they take 80 and spill nothing (ptxas, sm_90)
+  // registers; bound to 3 they take 80 and spill nothing, 8 bytes since the long-run tiles (stop 65; ptxas, sm_90)
   template <class KeyT, class T>
   static constexpr int min_blocks = sizeof(KeyT) + sizeof(T) <= 8 ? 4 : 3;
   // The lanes' width, picked by the keys' sample (block/run_density.cuh): consecutive items a lane takes from each
