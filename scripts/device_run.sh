@@ -23,6 +23,9 @@
 #                    --sizes 2^26) into results/<device>-segmented/ (SEG_OUT to change)
 #   multigpu         issue 14: test_gpu_multigpu, then `reducelab-multigpu compare` over every GPU (MG_ARGS adds
 #                    options) into results/<device>-x<N>-multigpu/; NCCL_NVLS_ENABLE=0 unless set
+#   pack             the last step of a call: everything under $OUT but summary.txt into $OUT/device-out.tgz, as the
+#                    device tool brings back at most 8 files (stop 65 lost a ninth); copy an earlier invocation's
+#                    summary.txt under another name before the next one, which starts it afresh
 #   tune             `reducelab tune`: $OUT/tune.json, and $OUT/sm90.hpp to replace include/reducelab/tuning/sm90.hpp;
 #                    TUNE_ARGS adds options (TUNE_ARGS=--quick: a smoke run)
 set -uo pipefail
@@ -210,6 +213,11 @@ for step in "$@"; do
       echo "multigpu compare rc=$?" >> "$summary"
       sed -n '/^part /,$p' "$out/multigpu-compare.txt" >> "$summary"
       tar czf "$out/results-multigpu.tgz" "results/$device_dir-x$gpus-multigpu"
+      ;;
+    pack)
+      (cd "$out" && find . -type f ! -name summary.txt ! -name device-out.tgz -print0 |
+         tar czf device-out.tgz --null -T - --remove-files)
+      echo "pack rc=$? $(tar tzf "$out/device-out.tgz" | wc -l) files into device-out.tgz" >> "$summary"
       ;;
     *) echo "unknown step '$step'" >> "$summary" ;;
   esac
