@@ -771,17 +771,8 @@ std::vector<int> keys_of_runs(const std::vector<long long>& run_lengths) {
 
 /// Which way expect_by_key calls: the public entry, or the stream path alone (reduce_by_key_on_stream_path) with its
 /// lanes for long runs (4 items a lane for 8-byte pairs) or for short runs (8 items a lane; tuning.hpp's
-/// by_key_stream_policy). Pairs of more than 8 bytes take the short-run lanes either way. stream_path_stretch_on_device:
-/// the long-run lanes with the long-run stretch worked out by every block (stretch_on_device_policy).
-enum class by_key_call { entry, stream_path, stream_path_short_run_lanes, stream_path_stretch_on_device };
-
-/// The entry's stream policy with the long-run choice's stretch worked out by every block from the grid's size, as
-/// stop 64 shipped it for pairs of up to 8 bytes, rather than passed from the host (long_run_stretch_from_host, on in
-/// the entry since stop 65): kernels::tile_stretch keeps both ways, and both must place every run.
-struct stretch_on_device_policy : reducelab::segmented::tuning::by_key_stream_policy {
-  template <class KeyT, class T>
-  static constexpr bool long_run_stretch_from_host = false;
-};
+/// by_key_stream_policy). Pairs of more than 8 bytes take the short-run lanes either way.
+enum class by_key_call { entry, stream_path, stream_path_short_run_lanes };
 
 /// The stream path (segmented/kernels/stream_runs.cuh) alone at any run length, its keys' sample skipped, at its
 /// longest stretch (which the entry takes for large n only), so that the tests fill and overflow its stash.
@@ -826,13 +817,8 @@ void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, con
   if (call == by_key_call::entry) {
     reducelab::reduce_by_key(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
   } else if constexpr (reducelab::segmented::detail::streams_runs<int, T, OpT>) {
-    if (call == by_key_call::stream_path_stretch_on_device) {
-      reduce_by_key_on_stream_path<stretch_on_device_policy>(raw(d_keys), values_at, n, raw(d_unique), raw(d_out),
-                                                             raw(d_runs), op);
-    } else {
-      reduce_by_key_on_stream_path(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op,
-                                   call == by_key_call::stream_path_short_run_lanes);
-    }
+    reduce_by_key_on_stream_path(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op,
+                                 call == by_key_call::stream_path_short_run_lanes);
   } else {
     FAIL() << "the stream path does not take these types";
   }
@@ -1126,18 +1112,14 @@ TEST(LibraryReduceByKey, StreamPathWithLongRunStretches) {
   // Past one round of the resident grid at warp_stretch (2^25 keys), the long-run choice streams as few rounds as
   // stretches of up to long_run_warp_stretch make (one here), each warp's stretch 2-4 times warp_stretch (int32 and
   // double values alike since stop 65); at runs of one every warp's stash overflows and it streams its stretch again.
-  // An n that ends in a partial chunk. Each with the stretch passed from the host (the entry's policy) and worked out
-  // by every block (stretch_on_device_policy).
+  // An n that ends in a partial chunk.
   constexpr std::size_t n = (std::size_t{1} << 25) + 77;
   using policy = reducelab::segmented::tuning::by_key_stream_policy;
   static_assert(policy::long_run_warp_stretch<int, std::int32_t> > policy::warp_stretch<int, std::int32_t>);
   static_assert(policy::long_run_warp_stretch<int, double> > policy::warp_stretch<int, double>);
   const auto both = [](const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
-    for (const auto call : {by_key_call::stream_path, by_key_call::stream_path_stretch_on_device}) {
-      const std::string where = call == by_key_call::stream_path ? "" : ", stretch worked out on the device";
-      expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +" + where, call);
-      expect_by_key<double>(keys, add{}, seed + 1, name + ", double +" + where, call);
-    }
+    expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +", by_key_call::stream_path);
+    expect_by_key<double>(keys, add{}, seed + 1, name + ", double +", by_key_call::stream_path);
   };
   std::vector<long long> long_runs = uniform(n / 256, 256);
   long_runs.push_back(static_cast<long long>(n % 256));

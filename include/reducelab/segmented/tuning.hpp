@@ -509,7 +509,8 @@ struct by_key_stream_policy {
   template <class KeyT, class T>
   static constexpr long long warp_stretch = stash_runs<KeyT, T> * 6LL / chunk_group * chunk_group;
   // Items a warp may stream per tile where the sample chose the long-run lanes (runs averaging short_run_mean or
-  // more), in as few full rounds of the grid as that allows (kernels::tile_stretch); 0 keeps warp_stretch's tiles.
+  // more), in as few full rounds of the grid as that allows (kernels::long_run_stretch, worked out by the host at
+  // launch); 0 keeps warp_stretch's tiles.
   // Why longer: between tiles a block's warps load nothing while it joins them, looks back and stores its runs, and at
   // long runs the stash, which bounds warp_stretch, is far from full (a stretch of S items holds about
   // S / short_run_mean runs). Same run, stash_runs x short_run_mean / 2 against 0, behind a held stream (H100, stop 64,
@@ -517,20 +518,15 @@ struct by_key_stream_policy {
   // pairs, maximum over floats and int32 keys with doubles, at 2^24 and 2^26 (int32 at 2^26: 86.7 and 87.3 % of
   // peak); runs of 8 and 1..64 0.99-1.01x for 8-byte pairs. Int32 keys with doubles, which then worked the stretch out
   // on the device, spilled 20 bytes at their 80 registers and read 0.95-0.97x at short runs, so stop 64 kept it to
-  // pairs of up to 8 bytes; with the stretch passed from the host (long_run_stretch_from_host) they spill 8 bytes, and
-  // at stop 65 (same harness, H100, by-key-host-stretch.txt) the longer tiles for every pair read 1.05-1.11x for int32
-  // keys with doubles at runs of 256 and 4096 (2^26: 82.3 -> 88.7 % of peak at 256) and 0.98-0.99x at runs of 8 and
-  // 1..64. So on for every pair (argmax's 12-byte pairs take 80 registers and spill nothing, ptxas sm_90).
+  // pairs of up to 8 bytes. Since stop 65 the host works the stretch out and passes it to the kernel: one register
+  // fewer held across the tile, and int32 keys with doubles spill 8 bytes rather than 20; same harness (H100,
+  // by-key-host-stretch.txt), passed against worked out by every block, 1.00-1.02x for plus over int32 and maximum
+  // over floats at runs of 8, 256, 4096 and 1..64, and with it the longer tiles for every pair read 1.05-1.11x for
+  // int32 keys with doubles at runs of 256 and 4096 (2^26: 82.3 -> 88.7 % of peak at 256) and 0.98-0.99x at runs of 8
+  // and 1..64. So on for every pair (argmax's 12-byte pairs take 80 registers and spill nothing, ptxas sm_90).
   template <class KeyT, class T>
   static constexpr long long long_run_warp_stretch =
       stash_runs<KeyT, T> * short_run_mean / 2 / chunk_group * chunk_group;
-  // Whether the host works out the long-run choice's stretch at launch and passes it as a kernel parameter
-  // (kernels::tile_stretch), rather than every block from the grid's size: one register fewer held across the tile,
-  // which is what brings int32 keys with doubles from a 20-byte spill to 8 with the longer tiles (above). Same run
-  // for the pairs of up to 8 bytes, which spill nothing either way (H100, stop 65, by-key-host-stretch.txt): plus over
-  // int32 and maximum over floats 1.00-1.02x at runs of 8, 256, 4096 and 1..64, 2^24 and 2^26. On for every pair.
-  template <class KeyT, class T>
-  static constexpr bool long_run_stretch_from_host = true;
   static constexpr long long min_n = 1LL << 24;  // below, the one-pass kernel alone (no sample, one launch)
   static_assert(chunk_group == short_run_chunks * 32 * short_run_items,
                 "both widths stream the same chunk groups, so that one stretch serves both");

@@ -383,12 +383,10 @@ void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* 
   if (one_tiles == 0) choice.next_tile = nullptr;
   const auto slots = run_slots<T>::carve(workspace.bytes() + control_bytes, tiles, epoch);
   const long long grid = std::min(tiles, resident);
-  const long long host_long_run_stretch = PolicyT::template long_run_stretch_from_host<KeyT, T>
-                                              ? kernels::long_run_stretch<PolicyT, KeyT, T>(n, grid * warps, stretch)
-                                              : stretch;
+  const long long stretch_long_runs = kernels::long_run_stretch<PolicyT, KeyT, T>(n, grid * warps, stretch);
   stream_kernel<<<static_cast<unsigned>(grid), PolicyT::threads, 0, stream>>>(
       keys, values, n, unique_keys, values_out, num_runs, op, equal, sample, choice, stretch, slots.counts,
-      slots.carries, host_long_run_stretch);
+      slots.carries, stretch_long_runs);
   CUDA_TRY_LAUNCH();
   if (one_tiles == 0) return;
   const auto one_slots = run_slots<T>::carve(workspace.bytes() + control_bytes + stream_bytes, one_tiles, epoch);

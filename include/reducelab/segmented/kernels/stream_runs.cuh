@@ -50,20 +50,20 @@ __device__ __forceinline__ agent::run_stretch_pieces<KeyT, T> stream_stretch(boo
 }
 
 /// The stretch that spreads n items over warps_per_round warps in as few full rounds as stretches of at most `longest`
-/// items make, in whole chunk groups: the host's choice for the launch (detail/dispatch.cuh) and tile_stretch's for
-/// long runs.
-__host__ __device__ constexpr long long balanced_stretch(long long n, long long warps_per_round, long long longest,
-                                                         long long group) {
+/// items make, in whole chunk groups: the host's choice for the launch (detail/dispatch.cuh) and long_run_stretch's.
+constexpr long long balanced_stretch(long long n, long long warps_per_round, long long longest, long long group) {
   const long long rounds = (n + warps_per_round * longest - 1) / (warps_per_round * longest);
   const long long even = (n + warps_per_round * rounds - 1) / (warps_per_round * rounds);
   return (even + group - 1) / group * group;
 }
 
-/// The long-run choice's stretch: as few full rounds of warps_per_round warps as stretches of at most the policy's
-/// long_run_warp_stretch make, and never shorter than the launch's `stretch` (whose tiles the workspace's slots
-/// count); the launch's where long_run_warp_stretch is 0.
+/// The long-run choice's stretch, which the host works out at launch and passes to the kernel (stretch_long_runs): as
+/// few full rounds of warps_per_round warps as stretches of at most the policy's long_run_warp_stretch make, and never
+/// shorter than the launch's `stretch` (whose tiles the workspace's slots count); the launch's where
+/// long_run_warp_stretch is 0. Passed rather than worked out by every block: one register fewer held across the tile
+/// (tuning.hpp has what that saves).
 template <class PolicyT, class KeyT, class T>
-__host__ __device__ constexpr long long long_run_stretch(long long n, long long warps_per_round, long long stretch) {
+constexpr long long long_run_stretch(long long n, long long warps_per_round, long long stretch) {
   constexpr long long longest = PolicyT::template long_run_warp_stretch<KeyT, T>;
   if constexpr (longest > 0) {
     static_assert(longest % PolicyT::chunk_group == 0, "reducelab: long_run_warp_stretch must be whole chunk groups");
@@ -71,17 +71,6 @@ __host__ __device__ constexpr long long long_run_stretch(long long n, long long 
     return chosen > stretch ? chosen : stretch;
   }
   return stretch;
-}
-
-/// The stretch a warp streams per tile: the launch's where the sample chose the short-run lanes, else
-/// long_run_stretch's, worked out here from the grid or, where the policy's long_run_stretch_from_host is on, by the
-/// host at launch (host_long_run_stretch).
-template <class PolicyT, class KeyT, class T>
-__device__ __forceinline__ long long tile_stretch(long long stretch, long long host_long_run_stretch, bool short_runs,
-                                                  long long n) {
-  if (short_runs) return stretch;
-  if constexpr (PolicyT::template long_run_stretch_from_host<KeyT, T>) return host_long_run_stretch;
-  return long_run_stretch<PolicyT, KeyT, T>(n, static_cast<long long>(gridDim.x) * (PolicyT::threads / 32), stretch);
 }
 
 template <class PolicyT, class KeyT, class T>
@@ -123,15 +112,14 @@ struct run_emitter {
 
 /// Tiles of PolicyT::threads / 32 warps x `stretch` items over [0, n) (stretch: a multiple of chunk_group, at
 /// most PolicyT::warp_stretch<KeyT, T>, whose runs the stash holds; where the policy's long_run_warp_stretch is on,
-/// the long-run choice's tiles are longer, tile_stretch, which takes host_long_run_stretch where the policy has the
-/// host work it out); keys and values aligned to 4 items.
+/// the long-run choice's tiles are longer: stretch_long_runs, long_run_stretch's); keys and values aligned to 4 items.
 /// MinBlocks: the __launch_bounds__ minimum, PolicyT::min_blocks<KeyT, T> (a parameter, so the kernel's name states it).
 template <class PolicyT, int MinBlocks, class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
     stream_runs(const KeyT* __restrict__ keys, const T* __restrict__ values, long long n, KeyT* __restrict__ unique_keys,
                 T* __restrict__ values_out, NumRunsT* num_runs, OpT op, EqualT equal, run_sample sample,
                 block::run_choice choice, long long stretch, grid::carry_slots<long long> counts,
-                grid::carry_slots<T> carries, long long host_long_run_stretch) {
+                grid::carry_slots<T> carries, long long stretch_long_runs) {
   using storage_t = stream_runs_storage<PolicyT, KeyT, T>;
   __shared__ cub::Uninitialized<storage_t> raw;  // never constructed (a value type may have default initializers)
   storage_t& s = raw.Alias();
@@ -162,7 +150,7 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
   const bool short_runs = works == block::run_choice::stream_path_short_runs;
 
   constexpr int warps = storage_t::warps;
-  stretch = tile_stretch<PolicyT, KeyT, T>(stretch, host_long_run_stretch, short_runs, n);
+  if (!short_runs) stretch = stretch_long_runs;
   const long long tile = warps * stretch;
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const long long tiles = (n + tile - 1) / tile;
