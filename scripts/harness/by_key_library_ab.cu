@@ -6,13 +6,14 @@
 //
 //   build (sm_90):  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include -I scripts/harness -I . \
 //                     scripts/harness/by_key_library_ab.cu comparisons/timing/stream_hold.cu -o by_key_ab
-//                   -DHARNESS_VALUE=int|float|double (default int), -DHARNESS_MAX (maximum; default plus)
+//                   -DHARNESS_VALUE=int|float|double (default int), -DHARNESS_MAX (maximum; default plus),
+//                   -DHARNESS_AFFINE (affine_compose over affine32 maps instead: not commutative, exact)
 //   run:            HARNESS_LOG2N=26 ./by_key_ab [LENGTHS] [SAMPLES]
 //                   HARNESS_HOLD=1 (with CUDA_MODULE_LOADING=EAGER) times each call behind a held stream, as the
 //                   compares do: the call's kernels then reach the GPU at once (harness_common.cuh's cold_timer)
 // LENGTHS: uniform run lengths, or -1 (random lengths 1..64) and -2 (1..3000); int32 keys. Values are integers in
 // [-500, 500), so maximum is exact for every type, and so are sums in int and double; a float sum stays exact only
-// while a run's partial sums stay below 2^24 (runs up to 33 554 items). Every run is checked exactly against the
+// while a run's partial sums stay below 2^24 (runs up to 33 554 items); affine maps are exact. Every run is checked exactly against the
 // host before timing, and a row that disagrees prints WRONG. Cold (harness_common's
 // cold_timer); the median of SAMPLES after one unrecorded call. % of peak counts keys and values read and the runs'
 // keys and values written, as the segmented compare does.
@@ -30,7 +31,40 @@
 #ifndef HARNESS_VALUE
 #define HARNESS_VALUE int
 #endif
+
+/// What functors/affine_compose.cuh does over affine32: maps x -> a*x + b modulo 2^32 composed in input order, exact
+/// and not commutative, so the exact check of every run also checks the order its items were joined in.
+struct alignas(8) affine32_map {
+  unsigned a, b;
+  __host__ __device__ bool operator!=(const affine32_map& o) const { return a != o.a || b != o.b; }
+};
+struct affine_op {
+  static constexpr bool commutative = false;
+  template <class T>
+  static constexpr __host__ __device__ T identity() {
+    return T{1, 0};
+  }
+  template <class T>
+  __host__ __device__ T operator()(const T& f, const T& g) const {
+    return T{g.a * f.a, g.a * f.b + g.b};
+  }
+};
+
+#ifdef HARNESS_AFFINE
+using value_t = affine32_map;
+#else
 using value_t = HARNESS_VALUE;
+#endif
+
+/// The harness's input values from a random word: integers in [-500, 500), or odd multipliers and any offsets.
+template <class V = value_t>
+V make_value(unsigned word) {
+  if constexpr (cuda::std::is_same_v<V, affine32_map>) {
+    return affine32_map{(word << 1) | 1u, word * 2654435761u};
+  } else {
+    return static_cast<V>(static_cast<int>(word >> 8) % 1000 - 500);
+  }
+}
 
 /// What functors/maximum.cuh does, without the lab's functor header (the harness builds against include/ alone).
 struct max_op {
@@ -46,7 +80,10 @@ struct max_op {
   }
 };
 
-#ifdef HARNESS_MAX
+#if defined(HARNESS_AFFINE)
+using op_t = affine_op;
+constexpr const char* op_name = "affine_compose";
+#elif defined(HARNESS_MAX)
 using op_t = max_op;
 constexpr const char* op_name = "maximum";
 #else
@@ -67,7 +104,7 @@ int main(int argc, char** argv) {
 
   std::vector<value_t> hv(n);
   unsigned x = 12345;
-  for (auto& v : hv) v = static_cast<value_t>(static_cast<int>((x = x * 1664525u + 1013904223u) >> 8) % 1000 - 500);
+  for (auto& v : hv) v = make_value(x = x * 1664525u + 1013904223u);
   int *keys, *keys_out;
   long long* num_runs;
   value_t *values, *values_out;
