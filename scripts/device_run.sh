@@ -21,6 +21,8 @@
 #   segcompare       `reducelab segmented compare` of the library and CUB rows (the committed reports' command;
 #                    SEG_VARIANTS and SEG_SAMPLES replace its --variants and --samples, SEG_ARGS adds options, e.g.
 #                    --sizes 2^26) into results/<device>-segmented/ (SEG_OUT to change)
+#   segcompares      both committed segmented reports: 2^26 into results/<device>-segmented-n26/, then the default
+#                    size (2^24) into results/<device>-segmented/
 #   multigpu         issue 14: test_gpu_multigpu, then `reducelab-multigpu compare` over every GPU (MG_ARGS adds
 #                    options) into results/<device>-x<N>-multigpu/; NCCL_NVLS_ENABLE=0 unless set
 #   pack             the last step of a call: everything under $OUT but summary.txt into $OUT/device-out.tgz, as the
@@ -46,6 +48,20 @@ summary="$out/summary.txt"
 } | tee -a "$summary"
 half1=plus,maximum,minimum,multiplies
 half2=logical_or,bit_xor,abs_max,argmax,min_max,mean_variance,affine_compose
+
+# `reducelab segmented compare` of the library and CUB rows into the folder $1 (log $out/$2.txt, the folder packed as
+# $out/results-<folder>.tgz), further arguments added to the command.
+segmented_compare() {
+  local dir=$1 log=$out/$2.txt
+  shift 2
+  # Without --variants the compare times every ladder variant too, 25 samples each: more than a device call's
+  # 10 minutes at 2^24 (stop 32).
+  local variants=${SEG_VARIANTS:-'reducelab::segmented_reduce,cub::DeviceSegmentedReduce::Reduce,cub::DeviceSegmentedReduce::Sum|Max|Min,reducelab::reduce_by_key,cub::DeviceReduce::ReduceByKey'}
+  "$rl" segmented compare --variants "$variants" --samples "${SEG_SAMPLES:-9}" "$@" --out "$dir" > "$log" 2>&1
+  local rc=$?
+  echo "segmented compare $(basename "$dir") rc=$rc $(grep -o '[0-9]* PASS, [0-9]* MISS' "$dir/segmented.md" 2>/dev/null)" >> "$summary"
+  tar czf "$out/results-$(basename "$dir").tgz" "$dir"
+}
 
 for step in "$@"; do
   start=$SECONDS
@@ -185,16 +201,14 @@ for step in "$@"; do
       grep '^FAIL' "$out/segmented-check.txt" | head -10 >> "$summary"
       ;;
     segcompare)
-      # Without --variants the compare times every ladder variant too, 25 samples each: more than a device call's
-      # 10 minutes at 2^24 (stop 32).
-      seg_variants=${SEG_VARIANTS:-'reducelab::segmented_reduce,cub::DeviceSegmentedReduce::Reduce,cub::DeviceSegmentedReduce::Sum|Max|Min,reducelab::reduce_by_key,cub::DeviceReduce::ReduceByKey'}
       # SEG_OUT: the report's folder (default results/<device>-segmented; the committed 2^26 runs go to ...-n26).
-      seg_dir=${SEG_OUT:-results/$device_dir-segmented}
-      "$rl" segmented compare --variants "$seg_variants" --samples "${SEG_SAMPLES:-9}" ${SEG_ARGS:-} \
-        --out "$seg_dir" > "$out/segmented-compare.txt" 2>&1
-      echo "segmented compare rc=$? $(grep -o '[0-9]* PASS, [0-9]* MISS' "$seg_dir/segmented.md" 2>/dev/null)" >> "$summary"
+      segmented_compare "${SEG_OUT:-results/$device_dir-segmented}" segmented-compare ${SEG_ARGS:-}
       tail -40 "$out/segmented-compare.txt" >> "$summary"
-      tar czf "$out/results-$(basename "$seg_dir").tgz" "$seg_dir"
+      ;;
+    segcompares)
+      # Both committed reports, 2^26 first (the size whose figures are the kernels' own), then 2^24.
+      segmented_compare "results/$device_dir-segmented-n26" segmented-compare-n26 --sizes 2^26 ${SEG_ARGS:-}
+      segmented_compare "results/$device_dir-segmented" segmented-compare ${SEG_ARGS:-}
       ;;
     multigpu)
       # Issue 14 (needs the NCCL part built: test_gpu_multigpu and reducelab-multigpu targets): the tests, then the

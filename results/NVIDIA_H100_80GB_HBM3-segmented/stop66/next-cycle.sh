@@ -22,11 +22,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format
 dev=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '_' | tr -cd 'A-Za-z0-9_-')
 left() { echo $(( budget - $(el) - 10 )); }
 compares() {
-  SEG_ARGS="--sizes 2^26" SEG_OUT=results/$dev-segmented-n26 timeout $(left) bash scripts/device_run.sh segcompare
-  echo "segcompare 2^26 rc=$? $(el)s"; cp $OUT/summary.txt $OUT/summary-n26.txt; cp $OUT/segmented-compare.txt $OUT/segmented-compare-n26.txt
-  grep "segmented compare" $OUT/summary-n26.txt
-  timeout $(left) bash scripts/device_run.sh segcompare
-  echo "segcompare 2^24 rc=$? $(el)s"; grep "segmented compare" $OUT/summary.txt
+  timeout $(left) bash scripts/device_run.sh segcompares
+  echo "segcompares rc=$? $(el)s"
 }
 profile() {
   for L in 8 256; do
