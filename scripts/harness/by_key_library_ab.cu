@@ -13,9 +13,9 @@
 //                   compares do: the call's kernels then reach the GPU at once (harness_common.cuh's cold_timer)
 // LENGTHS: uniform run lengths, or -1 (random lengths 1..64) and -2 (1..3000); int32 keys. Values are integers in
 // [-500, 500), so maximum is exact for every type, and so are sums in int and double; a float sum stays exact only
-// while a run's partial sums stay below 2^24 (runs up to 33 554 items); affine maps are exact. Every run is checked exactly against the
-// host before timing, and a row that disagrees prints WRONG. Cold (harness_common's
-// cold_timer); the median of SAMPLES after one unrecorded call. % of peak counts keys and values read and the runs'
+// while a run's partial sums stay below 2^24 (runs up to 33 554 items); affine maps are exact. Every run is checked
+// exactly against the host before timing, and a row that disagrees prints WRONG. Cold (harness_common's cold_timer);
+// the median of SAMPLES after one unrecorded call. % of peak counts keys and values read and the runs'
 // keys and values written, as the segmented compare does.
 #include "harness_common.cuh"
 #include "reducelab/segmented_reduce.cuh"
