@@ -1058,7 +1058,7 @@ namespace segmented_library_test {
 /// would give the one-pass kernel: runs of one, where every warp's stash overflows and its stretch is streamed again;
 /// runs around a warp's stash (stash_runs) and stretch (warp_stretch) and a tile; a run over many tiles; mixed runs;
 /// inputs that end in a partial chunk, a partial stretch, a partial tile. `call` picks the lanes (both widths have the
-/// same stretches and stash).
+/// same stretches and stash). Affine maps check the order a non-commutative functor's items are joined in.
 void expect_stream_path_at_every_run_length(by_key_call call) {
   using policy = reducelab::segmented::tuning::by_key_stream_policy;
   constexpr long long stretch = policy::warp_stretch<int, std::int32_t>;
@@ -1067,6 +1067,7 @@ void expect_stream_path_at_every_run_length(by_key_call call) {
   const auto both = [call](const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
     expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +", call);
     expect_by_key<double>(keys, add{}, seed + 1, name + ", double +", call);
+    expect_by_key<affine_u32>(keys, compose{}, seed + 2, name + ", affine", call);
   };
   both(keys_of_runs(uniform(3 * tile + 77, 1)), 200, "runs of one");
   for (long long length :
@@ -1120,6 +1121,7 @@ TEST(LibraryReduceByKey, StreamPathWithLongRunStretches) {
   const auto both = [](const std::vector<int>& keys, std::uint64_t seed, const std::string& name) {
     expect_by_key<std::int32_t>(keys, add{}, seed, name + ", int32 +", by_key_call::stream_path);
     expect_by_key<double>(keys, add{}, seed + 1, name + ", double +", by_key_call::stream_path);
+    expect_by_key<affine_u32>(keys, compose{}, seed + 2, name + ", affine", by_key_call::stream_path);
   };
   std::vector<long long> long_runs = uniform(n / 256, 256);
   long_runs.push_back(static_cast<long long>(n % 256));
@@ -1159,7 +1161,8 @@ TEST(LibraryReduceByKey, EntrySendsEachInputToAKernelThatServesIt) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   // From min_n up the entry launches both kernels and the keys' sample picks one (block/run_density.cuh): long runs,
   // short runs, long runs in the sample but patches of runs of one between its windows (stash overflows), runs of the
-  // threshold's length; unaligned values and a non-commutative functor go to the one-pass kernel.
+  // threshold's length, for int32 and double sums and affine maps (not commutative: the stream path joins their items
+  // in input order); unaligned values go to the one-pass kernel.
   using policy = reducelab::segmented::tuning::by_key_stream_policy;
   const std::size_t n = static_cast<std::size_t>(policy::min_n) + 1000;
   expect_by_key_all_types(keys_of_runs(uniform(n / 256 + 1, 256)), 320, "runs of 256");

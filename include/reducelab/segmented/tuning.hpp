@@ -448,7 +448,7 @@ constexpr int by_key_min_blocks(int threads) {
   return blocks >= 1 ? blocks : 1;
 }
 
-// reduce_by_key's stream path (kernels/stream_runs.cuh), for commutative functors over 4- and 8-byte keys and values:
+// reduce_by_key's stream path (kernels/stream_runs.cuh), for 4- and 8-byte keys and values (any functor):
 // the shape of scripts/harness/by_key_stream_proxy.cu's joined_2 row (blocks of 8 warps, 4 a SM, two chunks of 128
 // items loaded before any is used), which on the H200 read runs of 256 and 4096 at 81 % of peak (2^26 int32 keys and
 // values; the one-pass kernel 46-49 %) and runs of one at 17 % (the one-pass kernel 65 %): hence the keys' sample

@@ -10,12 +10,15 @@
 // runs of one the chunks are all heads and the one-pass kernel is two to four times faster, which is why the kernel
 // probes the keys first (block/run_density.cuh) and leaves dense keys to it.
 //
-// Commutative functors only: a lane adds its items of chunk after chunk into its own accumulator, and the lanes'
-// accumulators are joined only when a run closes, so the items of a run are not joined in input order.
+// For a commutative functor a lane adds its items of chunk after chunk into its own accumulator, and the lanes'
+// accumulators are joined only when a run closes, so the items of a run are not joined in input order. A functor that
+// is not commutative joins each chunk without heads onto the run in lane order as it comes (a warp reduction a chunk):
+// every other step of the walk already joins pieces in input order.
 #pragma once
 
 #include "reducelab/core/traits.hpp"
 #include "reducelab/warp/shuffle.cuh"
+#include "reducelab/warp/warp_reduce.cuh"
 
 #include <cuda/std/type_traits>
 
@@ -90,8 +93,12 @@ __device__ __forceinline__ run_stretch_pieces<KeyT, T> stream_run_stretch(const 
     if (with_heads == 0) {  // most chunks of long runs
       T items = op(op(v[0], v[1]), op(v[2], v[3]));
       if constexpr (Items == 8) items = op(items, op(op(v[4], v[5]), op(v[6], v[7])));
-      lane_acc = op(lane_acc, items);
-      folds = true;
+      if constexpr (is_commutative_v<OpT>) {
+        lane_acc = op(lane_acc, items);
+        folds = true;
+      } else {
+        run = op(run, rw::shfl_idx(rw::reduce_in_lane_order(items, op), 0));
+      }
       return;
     }
     // The run in progress when the chunk starts: `run` and every lane's accumulator. The accumulators are folded only
@@ -204,10 +211,13 @@ __device__ __forceinline__ run_stretch_pieces<KeyT, T> stream_run_stretch(const 
     chunk(k, v, true, end - base, first_of_input);
     first_of_input = false;
   }
-  T total = lane_acc;
+  T trailing = run;
+  if constexpr (is_commutative_v<OpT>) {  // lane_acc is unused otherwise
+    T total = lane_acc;
 #pragma unroll
-  for (int d = rw::threads_per_warp / 2; d > 0; d /= 2) total = op(total, rw::shfl_xor(total, d));
-  const T trailing = op(run, total);
+    for (int d = rw::threads_per_warp / 2; d > 0; d /= 2) total = op(total, rw::shfl_xor(total, d));
+    trailing = op(run, total);
+  }
   return {heads_seen, heads_seen > 0 ? leading : trailing, trailing, carry_key};
 }
 

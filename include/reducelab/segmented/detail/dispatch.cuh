@@ -10,7 +10,7 @@
 //               reading each element where its segment really is. Balanced like the flat path, at the price of the scan
 //               (one read of both offset arrays, one write and read of the scanned offsets).
 //   by key      one pass over keys and values, a block per tile (kernels/reduce_runs.cuh); no offsets. From
-//               tuning::by_key_stream_policy::min_n keys up, for commutative functors over 4- and 8-byte items, the
+//               tuning::by_key_stream_policy::min_n keys up, for 4- and 8-byte keys and values (any functor), the
 //               stream path (kernels/stream_runs.cuh) beside it, each kernel on a resident grid, the keys' sample
 //               choosing which one works (block/run_density.cuh).
 //
@@ -289,10 +289,10 @@ void reduce_runs_one_pass(const KeyT* keys, const T* values, long long n, KeyT* 
   CUDA_TRY_LAUNCH();
 }
 
-/// Whether reduce_by_key may take the stream path (kernels/stream_runs.cuh) for these types: a commutative functor
-/// (its lanes join a run's items out of order) and keys and values of 4 or 8 bytes (agent/run_stretch.cuh).
+/// Whether reduce_by_key may take the stream path (kernels/stream_runs.cuh) for these types: keys and values of 4 or 8
+/// bytes (agent/run_stretch.cuh), for any functor (one that is not commutative is joined in input order there).
 template <class KeyT, class T, class OpT>
-inline constexpr bool streams_runs = is_commutative_v<OpT> && agent::run_stretch_types<KeyT, T>;
+inline constexpr bool streams_runs = agent::run_stretch_types<KeyT, T>;
 
 /// Whether keys and values start on 4 items, as the stream path's vector loads ask (agent/run_stretch.cuh).
 template <class KeyT, class T>
@@ -340,8 +340,7 @@ template <class PolicyT, class KeyT, class T, class NumRunsT, class OpT, class E
 void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
                           NumRunsT* num_runs, OpT op, EqualT equal, kernels::run_sample sample, cudaStream_t stream,
                           long long stretch = 0) {
-  static_assert(streams_runs<KeyT, T, OpT>, "reducelab: the stream path takes commutative functors over 4- and "
-                                            "8-byte keys and values");
+  static_assert(streams_runs<KeyT, T, OpT>, "reducelab: the stream path takes 4- and 8-byte keys and values");
   REDUCELAB_EXPECTS(stream_path_aligned(keys, values),
                     "reducelab: reduce_by_key's stream path needs keys and values aligned to 4 items");
   REDUCELAB_EXPECTS(sample != kernels::run_sample::if_long ||

@@ -1,5 +1,6 @@
-// reduce_by_key's stream path, for long runs and commutative functors: a resident grid whose warps each stream a
-// contiguous stretch of keys and values (agent/run_stretch.cuh), a block's 8 warps one tile of consecutive stretches.
+// reduce_by_key's stream path, for long runs (any functor; agent/run_stretch.cuh keeps a non-commutative one's items in
+// input order): a resident grid whose warps each stream a contiguous stretch of keys and values
+// (agent/run_stretch.cuh), a block's 8 warps one tile of consecutive stretches.
 //
 // A block takes tiles blockIdx.x, blockIdx.x + gridDim.x, ...; for each, its warps stream their stretches and keep
 // the runs they hand out in shared memory (the stash: keys at their heads, values where they close), the block joins
