@@ -59,7 +59,10 @@ segmented_compare() {
   local variants=${SEG_VARIANTS:-'reducelab::segmented_reduce,cub::DeviceSegmentedReduce::Reduce,cub::DeviceSegmentedReduce::Sum|Max|Min,reducelab::reduce_by_key,cub::DeviceReduce::ReduceByKey'}
   "$rl" segmented compare --variants "$variants" --samples "${SEG_SAMPLES:-9}" "$@" --out "$dir" > "$log" 2>&1
   local rc=$?
-  echo "segmented compare $(basename "$dir") rc=$rc $(grep -o '[0-9]* PASS, [0-9]* MISS' "$dir/segmented.md" 2>/dev/null)" >> "$summary"
+  # The counts only from a report this run wrote: after a failed run the folder still holds the committed one.
+  local counts="no new report"
+  [ $rc -eq 0 ] && counts=$(grep -o '[0-9]* PASS, [0-9]* MISS' "$dir/segmented.md" 2>/dev/null)
+  echo "segmented compare $(basename "$dir") rc=$rc $counts" >> "$summary"
   tar czf "$out/results-$(basename "$dir").tgz" "$dir"
 }
 
