@@ -3,16 +3,12 @@
 # over the stream-path tests but the same-bits one (its 2^22-element run does not finish under racecheck in 120 s);
 # then on an H200 both committed segmented compares, on an H100 Nsight Compute on the stream kernel at runs of 8 and
 # 256 (plus over int32, 2^26). Everything into $OUT/stop67c.tgz.
+# (As run, its first lines set $OUT and the timers up inline; scripts/device_call.sh holds them since.)
 set -uo pipefail
 d=$(cd "$(dirname "$0")" && pwd)
 cd "$d/../.."
-t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-budget=${BUDGET:-570}
-left() { echo $(( budget - $(el) - 10 )); }
-final=$OUT; export OUT=$final/w; mkdir -p $OUT
-dev=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '_' | tr -cd 'A-Za-z0-9_-')
-trap 'tar czf $final/stop67c.tgz -C $final w -C "$PWD" results/$dev-segmented results/$dev-segmented-n26 2>/dev/null; rm -rf $final/w' EXIT
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
+source scripts/device_call.sh stop67c.tgz
+pack_paths+=(results/$dev-segmented results/$dev-segmented-n26)
 tar xJf $d/build.tar.xz && echo "binaries: $(cat build/COMMIT)"
 export LD_LIBRARY_PATH=$PWD/build/lib:${LD_LIBRARY_PATH:-}
 t=build/tests/test_gpu_segmented_library

@@ -4,16 +4,12 @@
 # Compute's full set with per-instruction (SASS) source counters on the stream kernel at runs of 8, 2^26, for plus over
 # int32 and maximum over float, printed as the source page (CSV), to find which instructions the by-key runs-of-8
 # lines spend their issue slots and stalls on. Everything into $OUT/stop67d.tgz.
+# (As run, its first lines set $OUT and the timers up inline; scripts/device_call.sh holds them since.)
 set -uo pipefail
 d=$(cd "$(dirname "$0")" && pwd)
 cd "$d/../.."
-t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-budget=${BUDGET:-570}
-left() { echo $(( budget - $(el) - 10 )); }
-final=$OUT; export OUT=$final/w; mkdir -p $OUT
-dev=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '_' | tr -cd 'A-Za-z0-9_-')
-trap 'tar czf $final/stop67d.tgz -C $final w -C "$PWD" results/$dev-segmented results/$dev-segmented-n26 2>/dev/null; rm -rf $final/w' EXIT
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
+source scripts/device_call.sh stop67d.tgz
+pack_paths+=(results/$dev-segmented results/$dev-segmented-n26)
 tar xJf $d/build.tar.xz && echo "binaries: $(cat build/COMMIT)"
 export LD_LIBRARY_PATH=$PWD/build/lib:${LD_LIBRARY_PATH:-}
 if [[ $dev == *H200* ]]; then
