@@ -490,7 +490,13 @@ struct by_key_stream_policy {
   // runs the sample finds averaging under short_run_mean take 8 items, longer ones 4 (both shapes in one kernel: the
   // sample decides on the device). Pairs of more than 8 bytes take 8 items at every length: with both shapes compiled
   // in, int32 keys with doubles spilled 24 bytes at their 80 registers and ran 0.95-1.00x; 8 items alone ran
-  // 1.01-1.03x at runs of 8-32 and 0.99-1.00x at 256-4096.
+  // 1.01-1.03x at runs of 8-32 and 0.99-1.00x at 256-4096. At runs of 8 a warp waits on each chunk's loads right
+  // after issuing them (34-38 % of the kernel's stall samples on that one wait: Nsight Compute on the H100, stop 67,
+  // results/NVIDIA_H100_80GB_HBM3-segmented-n26/ncu-by-key-7958858/), but two ways of having more in flight did not
+  // pay (same-run A/Bs, results/NVIDIA_H100_80GB_HBM3-segmented/): the short-run lanes loading each chunk before the
+  // one before it is worked, whose second chunk of registers needs 3 blocks an SM, 0.99-1.02x for 4-byte pairs (3
+  // blocks alone 0.91-0.96x) and 0.79-0.94x for 8-byte values, which spill (by-key-short-lanes-ahead.txt); an L2
+  // prefetch one or two chunk groups ahead, 0.75-1.03x (by-key-l2-prefetch.txt).
   static constexpr int items = 4;   // runs averaging short_run_mean or more
   static constexpr int chunks = 2;  // chunks of 32 x items a warp loads before using any
   static constexpr int short_run_items = 8;
