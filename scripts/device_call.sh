@@ -4,8 +4,9 @@
 # It prints the GPU, and sets
 #   el, left    seconds since the start, and seconds left of BUDGET (default 570) less 10 for the packing;
 #   budget, dev BUDGET and the GPU's name as a folder name (NVIDIA_H100_80GB_HBM3);
-#   OUT         a work folder under the device tool's $OUT, packed on exit with the tree's paths listed in the array
-#               pack_paths (the caller may add to it) into $OUT/<archive.tgz>: the tool brings back at most 8 files.
+#   OUT         a work folder under the device tool's $OUT, packed on exit into $OUT/<archive.tgz>: the tool brings
+#               back at most 8 files (report folders come back inside it: device_run.sh's compare steps pack theirs
+#               into $OUT).
 device_call_archive=${1:?device_call.sh: name the archive}
 t0=$(date +%s)
 el() { echo $(( $(date +%s) - t0 )); }
@@ -14,9 +15,8 @@ left() { echo $(( budget - $(el) - 10 )); }
 device_call_out=$OUT
 export OUT=$device_call_out/w
 mkdir -p "$OUT"
-pack_paths=()
 device_call_pack() {
-  tar czf "$device_call_out/$device_call_archive" -C "$device_call_out" w -C "$PWD" "${pack_paths[@]}" 2>/dev/null
+  tar czf "$device_call_out/$device_call_archive" -C "$device_call_out" w
   rm -rf "$device_call_out/w"
 }
 trap device_call_pack EXIT

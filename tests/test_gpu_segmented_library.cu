@@ -816,7 +816,7 @@ void expect_by_key(const std::vector<int>& keys, OpT op, std::uint64_t seed, con
   thrust::device_vector<long long> d_runs(1, -1);
   if (call == by_key_call::entry) {
     reducelab::reduce_by_key(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op);
-  } else if constexpr (reducelab::segmented::detail::streams_runs<int, T, OpT>) {
+  } else if constexpr (reducelab::segmented::detail::streams_runs<int, T>) {
     reduce_by_key_on_stream_path(raw(d_keys), values_at, n, raw(d_unique), raw(d_out), raw(d_runs), op,
                                  call == by_key_call::stream_path_short_run_lanes);
   } else {

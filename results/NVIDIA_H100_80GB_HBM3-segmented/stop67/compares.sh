@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # stop 67: after the non-commutative stream path landed (7958858), on whichever GPU the call gets: the segmented
 # library's tests, compute-sanitizer racecheck and synccheck over the stream-path tests, then both committed segmented
-# compares (device_run.sh segcompares: 2^26, then 2^24); all packed into $OUT/stop67b.tgz with the two report folders.
+# compares (device_run.sh segcompares: 2^26, then 2^24); all packed into $OUT/stop67b.tgz (the report folders
+# inside, as device_run.sh packs them).
 # Carry this folder as .devcarry/s67b with build.tar.xz (scripts/pack_for_device.sh build/reducelab
 # build/tests/test_gpu_segmented_library).
-# (As run, its first lines set $OUT and the timers up inline; scripts/device_call.sh holds them since.)
+# (As run, its first lines set $OUT and the timers up inline, and it packed the report folders a second time beside
+# $OUT's copies; scripts/device_call.sh holds those lines since, without the second copy.)
 set -uo pipefail
 d=$(cd "$(dirname "$0")" && pwd)
 cd "$d/../.."
 source scripts/device_call.sh stop67b.tgz
-pack_paths+=(results/$dev-segmented results/$dev-segmented-n26)
 tar xJf $d/build.tar.xz && echo "binaries: $(cat build/COMMIT)"
 export LD_LIBRARY_PATH=$PWD/build/lib:${LD_LIBRARY_PATH:-}
 t=build/tests/test_gpu_segmented_library

@@ -21,7 +21,6 @@ set -uo pipefail
 d=$(cd "$(dirname "$0")" && pwd)
 cd "$d/../.."
 source scripts/device_call.sh stop68.tgz
-pack_paths+=(results/$dev-segmented results/$dev-segmented-n26)
 export LD_LIBRARY_PATH=$PWD/build/lib:${LD_LIBRARY_PATH:-}
 t=build/tests/test_gpu_segmented_library
 [ -f .devcarry/s67b/build.tar.xz ] && tar xJf .devcarry/s67b/build.tar.xz && echo "binaries: $(cat build/COMMIT)"

@@ -3,12 +3,12 @@
 # over the stream-path tests but the same-bits one (its 2^22-element run does not finish under racecheck in 120 s);
 # then on an H200 both committed segmented compares, on an H100 Nsight Compute on the stream kernel at runs of 8 and
 # 256 (plus over int32, 2^26). Everything into $OUT/stop67c.tgz.
-# (As run, its first lines set $OUT and the timers up inline; scripts/device_call.sh holds them since.)
+# (As run, its first lines set $OUT and the timers up inline, and it packed the report folders a second time beside
+# $OUT's copies; scripts/device_call.sh holds those lines since, without the second copy.)
 set -uo pipefail
 d=$(cd "$(dirname "$0")" && pwd)
 cd "$d/../.."
 source scripts/device_call.sh stop67c.tgz
-pack_paths+=(results/$dev-segmented results/$dev-segmented-n26)
 tar xJf $d/build.tar.xz && echo "binaries: $(cat build/COMMIT)"
 export LD_LIBRARY_PATH=$PWD/build/lib:${LD_LIBRARY_PATH:-}
 t=build/tests/test_gpu_segmented_library

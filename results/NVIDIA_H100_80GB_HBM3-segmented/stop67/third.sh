@@ -4,12 +4,12 @@
 # Compute's full set with per-instruction (SASS) source counters on the stream kernel at runs of 8, 2^26, for plus over
 # int32 and maximum over float, printed as the source page (CSV), to find which instructions the by-key runs-of-8
 # lines spend their issue slots and stalls on. Everything into $OUT/stop67d.tgz.
-# (As run, its first lines set $OUT and the timers up inline; scripts/device_call.sh holds them since.)
+# (As run, its first lines set $OUT and the timers up inline, and it packed the report folders a second time beside
+# $OUT's copies; scripts/device_call.sh holds those lines since, without the second copy.)
 set -uo pipefail
 d=$(cd "$(dirname "$0")" && pwd)
 cd "$d/../.."
 source scripts/device_call.sh stop67d.tgz
-pack_paths+=(results/$dev-segmented results/$dev-segmented-n26)
 tar xJf $d/build.tar.xz && echo "binaries: $(cat build/COMMIT)"
 export LD_LIBRARY_PATH=$PWD/build/lib:${LD_LIBRARY_PATH:-}
 if [[ $dev == *H200* ]]; then

@@ -291,7 +291,7 @@ void reduce_runs_one_pass(const KeyT* keys, const T* values, long long n, KeyT* 
 
 /// Whether reduce_by_key may take the stream path (kernels/stream_runs.cuh) for these types: keys and values of 4 or 8
 /// bytes (agent/run_stretch.cuh), for any functor (one that is not commutative is joined in input order there).
-template <class KeyT, class T, class OpT>
+template <class KeyT, class T>
 inline constexpr bool streams_runs = agent::run_stretch_types<KeyT, T>;
 
 /// Whether keys and values start on 4 items, as the stream path's vector loads ask (agent/run_stretch.cuh).
@@ -340,7 +340,7 @@ template <class PolicyT, class KeyT, class T, class NumRunsT, class OpT, class E
 void reduce_runs_streamed(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
                           NumRunsT* num_runs, OpT op, EqualT equal, kernels::run_sample sample, cudaStream_t stream,
                           long long stretch = 0) {
-  static_assert(streams_runs<KeyT, T, OpT>, "reducelab: the stream path takes 4- and 8-byte keys and values");
+  static_assert(streams_runs<KeyT, T>, "reducelab: the stream path takes 4- and 8-byte keys and values");
   REDUCELAB_EXPECTS(stream_path_aligned(keys, values),
                     "reducelab: reduce_by_key's stream path needs keys and values aligned to 4 items");
   REDUCELAB_EXPECTS(sample != kernels::run_sample::if_long ||
@@ -404,7 +404,7 @@ template <class KeyT, class T, class NumRunsT, class OpT, class EqualT>
 void reduce_by_key(const KeyT* keys, const T* values, long long n, KeyT* unique_keys, T* values_out,
                    NumRunsT* num_runs, OpT op, EqualT equal, cudaStream_t stream) {
   using stream_policy = tuning::by_key_stream_policy;
-  if constexpr (streams_runs<KeyT, T, OpT>) {
+  if constexpr (streams_runs<KeyT, T>) {
     if (n >= stream_policy::min_n && stream_path_aligned(keys, values)) {
       reduce_runs_streamed<stream_policy>(keys, values, n, unique_keys, values_out, num_runs, op, equal,
                                           kernels::run_sample::if_long, stream);
