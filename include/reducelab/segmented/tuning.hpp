@@ -454,7 +454,7 @@ constexpr int by_key_min_blocks(int threads) {
 // values; the one-pass kernel 46-49 %) and runs of one at 17 % (the one-pass kernel 65 %): hence the keys' sample
 // (block/run_density.cuh) and min_mean_run. The tile (8 warps x warp_stretch items) bounds the runs a block must keep
 // in its shared-memory stash (stash_bytes) before it knows their places: 640 runs a warp for 8-byte pairs, so a warp
-// overflows (and streams its stretch a second time) only where its runs average under 6 items (warp_stretch).
+// overflows (and streams its stretch a second time) only where its runs average under 7 items (warp_stretch).
 // As built, same run against the one-pass kernel alone (H200, 2^26, results/NVIDIA_H200-segmented/
 // by-key-stream-path.txt, 291cbf5): int32 values 1.43x at runs of 256 (69.4 % of peak), 1.58x at 4096, 1.05-1.06x at
 // 8 and 32; doubles 1.35x, 1.58x, 1.07-1.19x; where the sample picks the one-pass kernel (runs of 1 and 4) 0.97-0.99x.
@@ -509,11 +509,17 @@ struct by_key_stream_policy {
   template <class KeyT, class T>
   static constexpr int stash_runs = static_cast<int>(stash_bytes / (threads / 32) / (sizeof(KeyT) + sizeof(T)));
   static constexpr int min_mean_run = 8;  // the sample's runs must average this many keys
-  // Items a warp streams per tile: as many as its stash holds runs of 6 (a multiple of chunk_group), so that
+  // Items a warp streams per tile: as many as its stash holds runs of 7 (a multiple of chunk_group), so that
   // runs of min_mean_run fit with room. With 4096 for every pair, doubles in runs of 8 (512 a stretch, 426 fit)
-  // overflowed every warp and took 1.6x the one-pass kernel's time (H200, 2^26, stop 60).
+  // overflowed every warp and took 1.6x the one-pass kernel's time (H200, 2^26, stop 60). Runs of 7 rather than 6
+  // (stop 68) make the tiles longer: 2^24 int32 keys take one round of the grid in place of two, 2^26 four in place
+  // of five, so each block joins, looks back and writes out fewer tiles (barrier stalls are 15-16 % of the kernel's at
+  // runs of 8: Nsight Compute, results/NVIDIA_H100_80GB_HBM3-segmented-n26/ncu-by-key-7958858/). Same run against 6
+  // (H100, results/NVIDIA_H100_80GB_HBM3-segmented/by-key-stretch-x7.txt): 2^24 at runs of 8, 32 and 1..64 1.09-1.11x
+  // for int32 and maximum over floats, 1.04-1.05x for doubles, 1.00-1.01x at 256 and 4096; 2^26 1.00-1.03x, but
+  // doubles 0.98-0.99x. One more resident block an SM in its place (5 for 4-byte pairs) read 0.95-0.98x at 2^26.
   template <class KeyT, class T>
-  static constexpr long long warp_stretch = stash_runs<KeyT, T> * 6LL / chunk_group * chunk_group;
+  static constexpr long long warp_stretch = stash_runs<KeyT, T> * 7LL / chunk_group * chunk_group;
   // Items a warp may stream per tile where the sample chose the long-run lanes (runs averaging short_run_mean or
   // more), in as few full rounds of the grid as that allows (kernels::long_run_stretch, worked out by the host at
   // launch); 0 keeps warp_stretch's tiles.
