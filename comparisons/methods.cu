@@ -69,7 +69,7 @@ nlohmann::ordered_json measure_timing_methods(const std::vector<std::size_t>& re
     std::vector<int> host(n);
     for (auto& x : host) x = static_cast<int>(rng() % 1000) + 1;
     inputs.emplace_back(n * sizeof(int));
-    CUDA_TRY(cudaMemcpy(inputs.back().data(), host.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    copy_to_device(inputs.back().data(), host.data(), n * sizeof(int));
     std::size_t bytes = 0;
     CUDA_TRY(cub::DeviceReduce::Sum(nullptr, bytes, static_cast<const int*>(nullptr), static_cast<int*>(nullptr),
                                     static_cast<long long>(n)));

@@ -40,6 +40,11 @@ scratch& scratch_for(std::size_t words) {
     }
     CUDA_TRY(e);
     CUDA_TRY(cudaMemset(s.words, pattern, words * sizeof(std::uint32_t)));
+    // cudaMemset runs on the legacy default stream and returns before it finishes, and the reads run on the caller's
+    // stream, which may be non-blocking (the engine's and the tests' are): without this wait a read could overtake
+    // the fill. The GPU test caught it at stop 68 (H100, ctest 8 at once): a fresh 1 MiB scratch summed 51264 over
+    // the pattern's sum.
+    CUDA_TRY(cudaDeviceSynchronize());
     s.count = words;
   }
   return s;

@@ -40,7 +40,7 @@ std::vector<T> copy_back(const device_buffer& b, std::size_t count) {
 
 inline device_buffer upload(const void* p, std::size_t bytes) {
   device_buffer b(bytes);
-  if (bytes) CUDA_TRY(cudaMemcpy(b.data(), p, bytes, cudaMemcpyHostToDevice));
+  copy_to_device(b.data(), p, bytes);
   return b;
 }
 

@@ -364,7 +364,7 @@ class class_tuner_impl final : public class_tuner {
     const std::uint64_t workload_seed = ctx.seed ^ ((index + 1) * 0x9E3779B97F4A7C15ull);
     const host_array<T> host = make_inputs<OpT, T>(input_kind::random, largest, workload_seed);
     device_buffer data(largest * sizeof(T));
-    CUDA_TRY(cudaMemcpy(data.data(), host.data(), largest * sizeof(T), cudaMemcpyHostToDevice));
+    copy_to_device(data.data(), host.data(), largest * sizeof(T));
     std::vector<std::string> failures;
     for (const std::size_t n : sizes) {
       point_result p = measure_point<OpT, T>(ctx, index, static_cast<const T*>(data.data()), host.data(), n, candidates,

@@ -44,6 +44,15 @@ class device_buffer {
   std::size_t bytes_ = 0;
 };
 
+/// Copies `bytes` from host memory to the device and waits until they are there. A plain cudaMemcpy from pageable
+/// host memory may return once the bytes are staged, before the device holds them, and work on a non-blocking stream
+/// (stream_owner's) is not ordered after it: set-up that uploads inputs and then launches on such a stream uses this.
+inline void copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  CUDA_TRY(cudaDeviceSynchronize());
+}
+
 /// A stream owned for the lifetime of the object.
 class stream_owner {
  public:
