@@ -518,7 +518,8 @@ struct by_key_stream_policy {
   // runs of 8: Nsight Compute, results/NVIDIA_H100_80GB_HBM3-segmented-n26/ncu-by-key-7958858/). Same run against 6
   // (H100, results/NVIDIA_H100_80GB_HBM3-segmented/by-key-stretch-x7.txt): 2^24 at runs of 8, 32 and 1..64 1.09-1.11x
   // for int32 and maximum over floats, 1.04-1.05x for doubles, 1.00-1.01x at 256 and 4096; 2^26 1.00-1.03x, but
-  // doubles 0.98-0.99x. One more resident block an SM in its place (5 for 4-byte pairs) read 0.95-0.98x at 2^26.
+  // doubles 0.98-0.99x. One more resident block an SM in its place (5 for 4-byte pairs) read 0.95-0.98x at 2^26
+  // for them.
   template <class KeyT, class T>
   static constexpr long long warp_stretch = stash_runs<KeyT, T> * 7LL / chunk_group * chunk_group;
   // Items a warp may stream per tile where the sample chose the long-run lanes (runs averaging short_run_mean or
