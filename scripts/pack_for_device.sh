@@ -5,8 +5,11 @@
 # `tar xJf .devcarry/build.tar.xz`, which puts everything back under build/ for scripts/device_run.sh.
 #   bash scripts/pack_for_device.sh [build/reducelab build/tests/test_gpu_segmented_library ...]
 # The device tool carries at most 64 MiB, the working tree included: the CLI (~14 MB packed) and
-# test_gpu_segmented_library (tests/CMakeLists.txt) fit beside the tree, the whole test_gpu (~25 MB) does not, so a
-# stop that needs it builds it there (scripts/pack_deps_for_device.sh, scripts/device_build.sh).
+# test_gpu_segmented_library (tests/CMakeLists.txt) fit beside the whole tree. The CLI with the whole test_gpu (~39 MB
+# packed) fits beside it only with the results no device step reads moved aside first (scripts/device_tree.sh slim,
+# then restore after the call); or test_gpu is built there (scripts/pack_deps_for_device.sh, scripts/device_build.sh).
+# To run a carried test_gpu under CTest, carry build/tests/test_gpu[1]_tests.cmake too: its paths are this build
+# folder's, so link this folder's path to the tree there (results/NVIDIA_H100_80GB_HBM3-segmented/stop68/second.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || set -- build/reducelab
@@ -31,6 +34,7 @@ limit=$((64 * 1024 * 1024))
 echo "packed $* into .devcarry/build.tar.xz: $((packed / 1000000)) MB; with the tracked tree ($((tree / 1000000)) MB)" \
      "$(( (packed + tree) * 100 / limit )) % of the device tool's 64 MiB"
 if [ $((packed + tree)) -gt $limit ]; then
-  echo "pack_for_device.sh: too large to carry beside the working tree; pack fewer binaries" >&2
+  echo "pack_for_device.sh: too large to carry beside the working tree; pack fewer binaries, or move the results no" \
+       "device step reads aside for the call (scripts/device_tree.sh slim) and pack again" >&2
   exit 1
 fi
