@@ -5,7 +5,8 @@
 # (stream kernel's SASS: 8440 -> 8248 instructions for int, 9120 -> 8872 fmax, 6336 -> 6192 dbl); int, fmax and dbl
 # at 2^26 and 2^24.
 # Prepared at stop 68 (no device time was left to run it); bk_{int,fmax,dbl}_{main69,lh}.xz and their ptxas_*.txt are in
-# .devcarry/s68c, and branch lead/by-key-last-head holds the change on main. Carry .devcarry/s68c (this script, the harness binaries stripped and xz'd, their ptxas). Into $OUT/stop68h.tgz.
+# .devcarry/s68c, and branch lead/by-key-last-head holds the change on main. Carry .devcarry/s68c (this script, the
+# harness binaries stripped and xz'd, their ptxas). Into $OUT/stop68h.tgz.
 set -uo pipefail
 d=$(cd "$(dirname "$0")" && pwd)
 cd "$d/../.."
