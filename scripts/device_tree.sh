@@ -24,7 +24,8 @@ case ${1:-} in
       mkdir -p "$aside/$(dirname "$f")"
       mv "$f" "$aside/$f"
     done
-    echo "tracked tree now $(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1) bytes; restore after the call"
+    bytes=$(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1 || true)  # du fails on the files aside
+    echo "tracked tree now $bytes bytes; restore after the call"
     ;;
   restore)
     [ -d "$aside" ] || { echo "device_tree.sh: nothing aside"; exit 0; }

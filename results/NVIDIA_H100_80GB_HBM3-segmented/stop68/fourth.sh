@@ -2,7 +2,8 @@
 # stop 68, fourth call, in BUDGET seconds, with the CLI at 4a8ee58 (.devcarry/s68b/build.tar.xz): every variant
 # checked against the host reference, `reducelab check` (device_run.sh's check step: the default matrix, then the NaN
 # inputs of max/min) and `reducelab segmented check` (default layouts: every segmented and by-key variant, the stream
-# path among them); on an H200, then its segmented compares. Carry .devcarry/s68b and .devcarry/s68c (this script). Into $OUT/stop68e.tgz.
+# path among them); on an H200, then its segmented compares. Carry .devcarry/s68b and .devcarry/s68c (this script).
+# Into $OUT/stop68e.tgz.
 set -uo pipefail
 d=$(cd "$(dirname "$0")" && pwd)
 cd "$d/../.."

@@ -3,7 +3,8 @@
 # stops 62-68 changed reduce_by_key's stream path). With the binaries at 4a8ee58 (.devcarry/s68b/build.tar.xz: the
 # CLI, test_gpu and concurrent_hang; HEAD's kernels since compile to the same code: later commits changed comments,
 # docs and scripts), in BUDGET seconds:
-#   1. the whole test_gpu under CTest (the carried test list; /tmp/b63, the build folder's path here, linked to the tree);
+#   1. the whole test_gpu under CTest (the carried test list; /tmp/b63, the build folder's path on the CPU machine,
+#      linked to the tree);
 #   2. both committed segmented compares (device_run.sh segcompares: 2^26, then 2^24; about 130 s on the H200);
 #   3. with the time left, compute-sanitizer memcheck over the stream path's tests.
 # On another GPU it stops after printing its name. Run `bash scripts/device_tree.sh slim` here first (and `restore`
