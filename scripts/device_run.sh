@@ -3,7 +3,7 @@
 # (see ../shared/GPU.md). Full logs go to $OUT (or ./device-out); a short summary is printed last.
 #   bash scripts/device_run.sh STEP...
 # Steps:
-#   tests            the whole CTest suite
+#   tests            the whole CTest suite (of the build made here, or of test binaries carried with their lists)
 #   check            `reducelab list` and `reducelab check` (default matrix), then the NaN inputs of max/min
 #   sanitize         compute-sanitizer memcheck/racecheck/synccheck/initcheck over a check matrix of every variant
 #   methods          the before/after table of the timing method (reducelab methods)
@@ -66,10 +66,26 @@ segmented_compare() {
   tar czf "$out/results-$(basename "$dir").tgz" "$dir"
 }
 
+# Test binaries carried from the CPU machine (pack_for_device.sh) come without CTest's files but with their test
+# lists, whose paths are the CPU machine's build folder (build/BUILD_DIR): that path is linked to this build folder and
+# a CTestTestfile.cmake that includes the lists is written, so the `tests` step runs them as CTest does there.
+carried_test_lists() {
+  [ -f "$build/CTestTestfile.cmake" ] || [ ! -f "$build/BUILD_DIR" ] && return 0
+  local there
+  there=$(cat "$build/BUILD_DIR")
+  if [ ! -e "$there" ]; then
+    mkdir -p "$(dirname "$there")"
+    ln -s "$(cd "$build" && pwd)" "$there"
+  fi
+  find "$build/tests" -maxdepth 1 -name '*\[1\]_tests.cmake' -printf "include(\"$there/tests/%f\")\n" \
+    > "$build/CTestTestfile.cmake"
+}
+
 for step in "$@"; do
   start=$SECONDS
   case $step in
     tests)
+      carried_test_lists
       # Several test processes at once, as users run them: that is how the workspace-clear race of stop 30 showed.
       (cd "$build" && ctest --output-on-failure --timeout 1500 --parallel 8) > "$out/ctest.log" 2>&1
       echo "ctest rc=$?" >> "$summary"
