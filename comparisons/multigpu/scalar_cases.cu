@@ -128,7 +128,9 @@ case_outcome run_scalar(session& s, const case_name& c, std::size_t n) {
     device_scope on(s.ranks.device(r));
     shard_results.push_back(reducelab::reduce(group_shards[r].in, group_shards[r].n, OpT{}, s.ranks.stream(r)));
   }
-  CUDA_TRY(cudaMemcpy(partials.as<T>(), shard_results.data(), ranks * sizeof(T), cudaMemcpyHostToDevice));
+  // On stream0, the fold's stream: a cudaMemcpy from pageable memory may return before the device holds the bytes, and
+  // stream0 is non-blocking, so the fold could otherwise read them first (as copy_to_device's comment says).
+  CUDA_TRY(cudaMemcpyAsync(partials.as<T>(), shard_results.data(), ranks * sizeof(T), cudaMemcpyHostToDevice, stream0));
   fold_on_one_thread<T, OpT><<<1, 1, 0, stream0>>>(partials.as<T>(), ranks, reference.as<T>(), OpT{});
   CUDA_TRY_LAUNCH();
   CUDA_TRY(cudaStreamSynchronize(stream0));
