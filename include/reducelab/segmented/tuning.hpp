@@ -498,6 +498,9 @@ struct by_key_stream_policy {
   // blocks alone 0.91-0.96x) and 0.79-0.94x for 8-byte values, which spill (by-key-short-lanes-ahead.txt); an L2
   // prefetch one or two chunk groups ahead, 0.75-1.03x (by-key-l2-prefetch.txt); an L1 prefetch one group ahead,
   // which L2 sees once, 0.95-0.98x at 2^24 and from runs of 256, 0.98-1.01x at 2^26 below (by-key-l1-prefetch.txt).
+  // Nor does a chunk's segmented warp scan hold runs of 8 back: leaving it early (0.98-1.01x, by-key-scan-exit.txt)
+  // and testing each window by one comparison with the last lane holding a head (144-248 fewer instructions in the
+  // stream kernel; 0.99-1.01x, by-key-last-head.txt, stop 70) changed nothing.
   static constexpr int items = 4;   // runs averaging short_run_mean or more
   static constexpr int chunks = 2;  // chunks of 32 x items a warp loads before using any
   static constexpr int short_run_items = 8;
