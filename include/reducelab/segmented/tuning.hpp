@@ -500,7 +500,11 @@ struct by_key_stream_policy {
   // which L2 sees once, 0.95-0.98x at 2^24 and from runs of 256, 0.98-1.01x at 2^26 below (by-key-l1-prefetch.txt).
   // Nor does a chunk's segmented warp scan hold runs of 8 back: leaving it early (0.98-1.01x, by-key-scan-exit.txt)
   // and testing each window by one comparison with the last lane holding a head (144-248 fewer instructions in the
-  // stream kernel; 0.99-1.01x, by-key-last-head.txt, stop 70) changed nothing.
+  // stream kernel; 0.99-1.01x, by-key-last-head.txt, stop 70) changed nothing. Stop 70: the short-run lanes copying
+  // each next chunk into a warp's stage in shared memory (cp.async, no registers held; the stash 39 KiB so that 4
+  // blocks still fit), each lane its own 16-byte vectors: 0.54-0.64x wherever the stage worked, as if every sector
+  // were asked of L2 twice (the copies bypass L1), 0.98-1.00x elsewhere (by-key-short-run-stage.txt). A form whose
+  // copy requests each take 512 contiguous bytes is prepared, unmeasured (branch lead/stage).
   static constexpr int items = 4;   // runs averaging short_run_mean or more
   static constexpr int chunks = 2;  // chunks of 32 x items a warp loads before using any
   static constexpr int short_run_items = 8;

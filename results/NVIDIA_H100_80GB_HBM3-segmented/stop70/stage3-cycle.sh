@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# stop 70, second form: branch lead/stage at its second commit (the stage takes each chunk as it lies in memory, each
+# copy request of the warp 512 contiguous bytes; stage3.diff) against main, as stop70/stage-cycle.sh measured its first
+# (0.54-0.64x where the stage works). A/B, verdict, and on a win with .devcarry/s70st3 carried the tests, compares and
+# sanitizers. Slim the tree first; carry .devcarry/s70b (and .devcarry/s70st3). Into $OUT/stage3cycle.tgz.
+set -uo pipefail
+d=$(cd "$(dirname "$0")" && pwd)
+cd "$d/../.."
+source scripts/device_call.sh stage3cycle.tgz
+(cd $d && for f in bk_*.xz; do xz -dc $f > ${f%.xz}; chmod +x ${f%.xz}; done)
+CUDA_MODULE_LOADING=EAGER HARNESS_HOLD=1 timeout 150 python3 scripts/harness/ab_turns.py \
+  --trees main69,stage3 --configs int,fmax,dbl --sizes 26,24 --binary "$d/bk_{config}_{tree}" \
+  --args '8,32,256,4096,-1 7' --timeout 60 --out $OUT/ab_stage3.txt > $OUT/ab_stage3_summary.txt 2>&1
+echo "ab_stage3 rc=$? $(el)s"; cat $OUT/ab_stage3_summary.txt; grep WRONG $OUT/ab_stage3.txt | head -5
+verdict=$(grep -o '[0-9.]*x$' $OUT/ab_stage3_summary.txt | tr -d x | awk '
+  { n++; s += log($1); if ($1 < 0.97) low++ } END { g = n ? exp(s / n) : 0;
+    printf "%s %d ratios, geometric mean %.3f, %d below 0.97\n", (n == 30 && g >= 1.01 && !low) ? "win" : "no-win", n, g, low }')
+grep -q WRONG $OUT/ab_stage3.txt && verdict="no-win (a WRONG line)"
+echo "verdict: $verdict"
+[[ $verdict == win* ]] || exit 0
+[ -f .devcarry/s70st3/build.tar.xz ] || { echo "win, but the branch's binaries were not carried: tests, compares and sanitizers next call"; exit 0; }
+tar xJf .devcarry/s70st3/build.tar.xz && echo "binaries: $(cat build/COMMIT)"
+export LD_LIBRARY_PATH=$PWD/build/lib:${LD_LIBRARY_PATH:-}
+timeout $(left) build/tests/test_gpu --gtest_filter='LibraryReduceByKey.*' > $OUT/test-gpu-by-key.log 2>&1
+echo "test_gpu LibraryReduceByKey.* rc=$? $(grep -E '^\[  (PASSED|FAILED)' $OUT/test-gpu-by-key.log | tr '\n' ' ') $(el)s"
+timeout $(left) bash scripts/device_run.sh tests segcompares
+echo "device_run.sh tests segcompares rc=$? $(el)s"
+for tool in memcheck racecheck; do
+  [ $(left) -gt 60 ] || break
+  timeout $(left) compute-sanitizer --tool $tool --error-exitcode 9 build/tests/test_gpu \
+    --gtest_filter='LibraryReduceByKey.Stream*:LibraryReduceByKey.EntrySends*' > $OUT/sanitize-stream-$tool.log 2>&1
+  echo "compute-sanitizer $tool (stream path) rc=$? $(grep -E '^\[  (PASSED|FAILED)' $OUT/sanitize-stream-$tool.log | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $OUT/sanitize-stream-$tool.log | tail -1) $(el)s"
+done
