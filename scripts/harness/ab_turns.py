@@ -9,7 +9,7 @@ once.
 
   run:        python3 scripts/harness/ab_turns.py --trees main,lead,off --configs int,fmax --sizes 24,26 \\
                 --binary './bk_{config}_{tree}' --args '1,8,256 7' [--passes 2] [--timeout 60] [--out ab.txt]
-  summarize:  python3 scripts/harness/ab_turns.py --summarize ab.txt [--row library]
+  summarize:  python3 scripts/harness/ab_turns.py --summarize ab.txt [--row library] [--win 1.01,0.97]
   self-test:  python3 scripts/harness/ab_turns.py --self-test   (CTest harness.ab_turns_rules; no GPU)
 
 Each binary runs with HARNESS_LOG2N set to the size and --args split on spaces. The log (--out, default ab.txt) holds
@@ -19,6 +19,7 @@ output that says WRONG is repeated at the top of the summary with where it came 
 a wrong answer silently. A binary that times out or fails is reported the same way.
 """
 import argparse
+import math
 import os
 import re
 import statistics
@@ -74,6 +75,47 @@ def summarize(lines, row='library'):
     return out
 
 
+def verdicts(summary, mean_at_least, floor):
+    """A verdict line per tree after the first, from summary lines: `win` when no line reports a problem (WRONG or
+    FAILED), every cell holds the tree, the geometric mean of its ratios is at least mean_at_least and none is below
+    floor; else `no-win`, saying why."""
+    problems = [line for line in summary if line.startswith(('WRONG', 'FAILED'))]
+    cells = [line for line in summary if ': ' in line and not line.startswith(('WRONG', 'FAILED'))]
+    trees = []
+    for line in cells:
+        for part in line.split(': ', 1)[1].split(' | ')[1:]:
+            if part.split()[0] not in trees:
+                trees.append(part.split()[0])
+    out = []
+    for tree in trees:
+        ratios, missing = [], 0
+        for line in cells:
+            found = [p for p in line.split(': ', 1)[1].split(' | ')[1:] if p.split()[0] == tree]
+            if found:
+                ratios.append(float(found[0].split()[-1].rstrip('x')))
+            else:
+                missing += 1
+        mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else 0.0
+        low = sum(1 for r in ratios if r < floor)
+        why = []
+        if problems:
+            why.append(f"{len(problems)} problem lines")
+        if missing:
+            why.append(f"{missing} cells without it")
+        ok = not why and mean >= mean_at_least and low == 0
+        out.append(f"verdict {tree}: {'win' if ok else 'no-win'} {len(ratios)} ratios, geometric mean {mean:.3f}, "
+                   f"{low} below {floor}" + (f" ({', '.join(why)})" if why else ''))
+    return out
+
+
+def summary_with_verdicts(lines, args):
+    out = summarize(lines, args.row)
+    if args.win:
+        mean_at_least, floor = (float(x) for x in args.win.split(','))
+        out += verdicts(out, mean_at_least, floor)
+    return out
+
+
 def run(args):
     trees = args.trees.split(',')
     with open(args.out, 'w') as log:
@@ -95,7 +137,7 @@ def run(args):
                         except OSError as e:
                             log.write(f"!! {binary}: {e}\n")
     with open(args.out) as log:
-        print('\n'.join(summarize(log, args.row)))
+        print('\n'.join(summary_with_verdicts(log, args)))
     return 0
 
 
@@ -134,6 +176,19 @@ L=8      S=2097152   library 80.0us 60.0%
     expect('the proxy layout and --row', proxy == ['2^26 dbl   L=   256: main 120.0us 61.0%'] and
            summarize(['== 26 dbl main 1', 'L=256 S=1 | full_2 90.0us 70.0%'], 'full_2') ==
            ['2^26 dbl   L=   256: main 90.0us 70.0%'])
+    # Verdicts: a WRONG line, a missing cell, a low ratio or a low mean each make a no-win.
+    clean = ['2^24 int   L=     1: main 100.0us 70.0% | lead 95.0us 73.0% 1.05x',
+             '2^24 int   L=     8: main 80.0us 60.0% | lead 79.0us 61.0% 1.01x']
+    expect('a win', verdicts(clean, 1.01, 0.97) ==
+           ['verdict lead: win 2 ratios, geometric mean 1.030, 0 below 0.97'])
+    expect('a mean under the bar', verdicts(clean, 1.04, 0.97)[0].startswith('verdict lead: no-win 2 ratios'))
+    expect('a ratio under the floor', verdicts(clean + ['2^26 int   L=     8: main 1.0us 1.0% | lead 1.1us 1.0% 0.91x'],
+                                               0.9, 0.97)[0].endswith('1 below 0.97'))
+    expect('a WRONG line', 'no-win' in verdicts(out, 0.5, 0.5)[0] and '2 problem lines' in verdicts(out, 0.5, 0.5)[0])
+    expect('a missing cell', verdicts(clean + ['2^26 int   L=     8: main 1.0us 1.0%'], 1.0, 0.9)[0].endswith(
+        '(1 cells without it)'))
+    expect('one verdict per tree', len(verdicts(['2^24 x L= 1: a 1us 1% | b 1us 1% 1.00x | c 1us 1% 1.00x'],
+                                                1.0, 0.9)) == 2)
     # The turns: pass 2 in reverse order, HARNESS_LOG2N per size, a failing binary reported.
     with tempfile.TemporaryDirectory() as tmp:
         for tree in ('a', 'b'):
@@ -144,16 +199,19 @@ L=8      S=2097152   library 80.0us 60.0%
             os.chmod(path, 0o755)
         ns = argparse.Namespace(trees='a,b', configs='x', sizes='20,22', args='7', passes=2, timeout=30,
                                 binary=os.path.join(tmp, 'bin_{config}_{tree}'), out=os.path.join(tmp, 'log.txt'),
-                                row='library')
+                                row='library', win='1.0,0.5')
         import contextlib
         import io
-        with contextlib.redirect_stdout(io.StringIO()):
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
             run(ns)
         text = open(ns.out).read()
         order = [m.group(3) + m.group(4) for m in map(HEADER.match, text.splitlines()) if m]
         expect('turn order a b, then b a', order == ['a1', 'b1', 'b2', 'a2', 'a1', 'b1', 'b2', 'a2'])
         expect('HARNESS_LOG2N and --args reach the binary', 'library 22.0us 50.0% 7 a' in text)
         expect('a failing binary is logged', text.count('exited with 3') == 4)
+        expect('the run ends with the verdict, a no-win past a failure',
+               printed.getvalue().rstrip().splitlines()[-1].startswith('verdict b: no-win'))
     for f in failures:
         print('FAIL:', f)
     print('ab_turns self-test:', 'FAILED' if failures else 'passed', f'({len(failures)} failures)')
@@ -173,12 +231,17 @@ def main():
     ap.add_argument('--timeout', type=int, default=60)
     ap.add_argument('--out', default='ab.txt')
     ap.add_argument('--row', default='library', help="the row of the harness's output to compare")
+    ap.add_argument('--win', metavar='MEAN,FLOOR',
+                    help="end with a verdict line per tree: win when nothing failed or is missing, the geometric mean "
+                         "of its ratios is at least MEAN and none is below FLOOR")
     args = ap.parse_args()
+    if args.win and len(args.win.split(',')) != 2:
+        ap.error('--win: MEAN,FLOOR, two numbers')
     if args.self_test:
         return self_test()
     if args.summarize:
         with open(args.summarize) as log:
-            print('\n'.join(summarize(log, args.row)))
+            print('\n'.join(summary_with_verdicts(log, args)))
         return 0
     if not args.trees or not args.binary:
         ap.error('--trees and --binary are needed to run (or --summarize LOG, or --self-test)')
