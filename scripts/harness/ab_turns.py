@@ -35,8 +35,10 @@ def row_pattern(row):
     return re.compile(r'^L=(-?\d+)\s.*?\b' + re.escape(row) + r' ([\d.]+)us ([\d.]+)%')
 
 
-def summarize(lines, row='library'):
-    """Summary lines (strings) of a log's lines."""
+def tabulate(lines, row='library'):
+    """A log's lines as (problems, trees, rows): the lines that report a WRONG answer or a failed binary, the trees in
+    the order they first ran, and per size, configuration and run length (sorted) each tree's (name, mean median µs,
+    mean % of peak, first tree's time / this one's, None for the first tree itself)."""
     pattern = row_pattern(row)
     cells, trees, problems, where = {}, [], [], None
     for line in lines:
@@ -56,45 +58,45 @@ def summarize(lines, row='library'):
         if m:
             key = (where[0], where[1], int(m.group(1)))
             cells.setdefault(key, {}).setdefault(where[2], []).append((float(m.group(2)), float(m.group(3))))
-    out = list(problems)
+    rows = []
     for key in sorted(cells):
         by_tree = cells[key]
         base = trees[0] if trees[0] in by_tree else next(iter(by_tree))
         base_us = statistics.mean(us for us, _ in by_tree[base])
         parts = []
         for tree in trees:
-            if tree not in by_tree:
-                continue
-            us = statistics.mean(u for u, _ in by_tree[tree])
-            peak = statistics.mean(p for _, p in by_tree[tree])
-            part = f"{tree} {us:.1f}us {peak:.1f}%"
-            if tree != base:
-                part += f" {base_us / us:.2f}x"
-            parts.append(part)
-        out.append(f"2^{key[0]} {key[1]:5} L={key[2]:>6}: " + ' | '.join(parts))
+            if tree in by_tree:
+                us = statistics.mean(u for u, _ in by_tree[tree])
+                peak = statistics.mean(p for _, p in by_tree[tree])
+                parts.append((tree, us, peak, None if tree == base else base_us / us))
+        rows.append((key, parts))
+    return problems, trees, rows
+
+
+def summary_lines(table):
+    problems, _, rows = table
+    out = list(problems)
+    for key, parts in rows:
+        out.append(f"2^{key[0]} {key[1]:5} L={key[2]:>6}: " + ' | '.join(
+            f"{tree} {us:.1f}us {peak:.1f}%" + ('' if ratio is None else f" {ratio:.2f}x")
+            for tree, us, peak, ratio in parts))
     return out
 
 
-def verdicts(summary, mean_at_least, floor):
-    """A verdict line per tree after the first, from summary lines: `win` when no line reports a problem (WRONG or
-    FAILED), every cell holds the tree, the geometric mean of its ratios is at least mean_at_least and none is below
-    floor; else `no-win`, saying why."""
-    problems = [line for line in summary if line.startswith(('WRONG', 'FAILED'))]
-    cells = [line for line in summary if ': ' in line and not line.startswith(('WRONG', 'FAILED'))]
-    trees = []
-    for line in cells:
-        for part in line.split(': ', 1)[1].split(' | ')[1:]:
-            if part.split()[0] not in trees:
-                trees.append(part.split()[0])
+def summarize(lines, row='library'):
+    """Summary lines (strings) of a log's lines."""
+    return summary_lines(tabulate(lines, row))
+
+
+def verdicts(table, mean_at_least, floor):
+    """A verdict line per tree after the first, from tabulate's table: `win` when no line reports a problem (WRONG or
+    FAILED), every cell holds the tree, the geometric mean of its ratios (unrounded) is at least mean_at_least and
+    none is below floor; else `no-win`, saying why."""
+    problems, trees, rows = table
     out = []
-    for tree in trees:
-        ratios, missing = [], 0
-        for line in cells:
-            found = [p for p in line.split(': ', 1)[1].split(' | ')[1:] if p.split()[0] == tree]
-            if found:
-                ratios.append(float(found[0].split()[-1].rstrip('x')))
-            else:
-                missing += 1
+    for tree in trees[1:]:
+        ratios = [ratio for _, parts in rows for name, _, _, ratio in parts if name == tree and ratio is not None]
+        missing = len(rows) - len(ratios)
         mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else 0.0
         low = sum(1 for r in ratios if r < floor)
         why = []
@@ -109,10 +111,11 @@ def verdicts(summary, mean_at_least, floor):
 
 
 def summary_with_verdicts(lines, args):
-    out = summarize(lines, args.row)
+    table = tabulate(lines, args.row)
+    out = summary_lines(table)
     if args.win:
         mean_at_least, floor = (float(x) for x in args.win.split(','))
-        out += verdicts(out, mean_at_least, floor)
+        out += verdicts(table, mean_at_least, floor)
     return out
 
 
@@ -176,19 +179,21 @@ L=8      S=2097152   library 80.0us 60.0%
     expect('the proxy layout and --row', proxy == ['2^26 dbl   L=   256: main 120.0us 61.0%'] and
            summarize(['== 26 dbl main 1', 'L=256 S=1 | full_2 90.0us 70.0%'], 'full_2') ==
            ['2^26 dbl   L=   256: main 90.0us 70.0%'])
-    # Verdicts: a WRONG line, a missing cell, a low ratio or a low mean each make a no-win.
-    clean = ['2^24 int   L=     1: main 100.0us 70.0% | lead 95.0us 73.0% 1.05x',
-             '2^24 int   L=     8: main 80.0us 60.0% | lead 79.0us 61.0% 1.01x']
-    expect('a win', verdicts(clean, 1.01, 0.97) ==
-           ['verdict lead: win 2 ratios, geometric mean 1.030, 0 below 0.97'])
-    expect('a mean under the bar', verdicts(clean, 1.04, 0.97)[0].startswith('verdict lead: no-win 2 ratios'))
-    expect('a ratio under the floor', verdicts(clean + ['2^26 int   L=     8: main 1.0us 1.0% | lead 1.1us 1.0% 0.91x'],
-                                               0.9, 0.97)[0].endswith('1 below 0.97'))
-    expect('a WRONG line', 'no-win' in verdicts(out, 0.5, 0.5)[0] and '2 problem lines' in verdicts(out, 0.5, 0.5)[0])
-    expect('a missing cell', verdicts(clean + ['2^26 int   L=     8: main 1.0us 1.0%'], 1.0, 0.9)[0].endswith(
-        '(1 cells without it)'))
-    expect('one verdict per tree', len(verdicts(['2^24 x L= 1: a 1us 1% | b 1us 1% 1.00x | c 1us 1% 1.00x'],
-                                                1.0, 0.9)) == 2)
+    # Verdicts, from unrounded ratios: a WRONG line, a missing cell, a low ratio or a low mean each make a no-win.
+    clean = ['== 24 int main 1', 'L=1 S=1 library 100.0us 70.0%', 'L=8 S=1 library 80.0us 60.0%',
+             '== 24 int lead 1', 'L=1 S=1 library 95.0us 73.0%', 'L=8 S=1 library 79.0us 61.0%']
+    expect('a win', verdicts(tabulate(clean), 1.01, 0.97) ==
+           ['verdict lead: win 2 ratios, geometric mean 1.032, 0 below 0.97'])
+    expect('a mean under the bar', verdicts(tabulate(clean), 1.04, 0.97)[0].startswith('verdict lead: no-win 2 ratios'))
+    slow = ['== 26 int main 1', 'L=8 S=1 library 1.0us 1.0%', '== 26 int lead 1', 'L=8 S=1 library 1.1us 1.0%']
+    expect('a ratio under the floor', verdicts(tabulate(clean + slow), 0.9, 0.97)[0].endswith('1 below 0.97'))
+    expect('a WRONG line', 'no-win' in verdicts(tabulate(log), 0.5, 0.5)[0] and
+           '2 problem lines' in verdicts(tabulate(log), 0.5, 0.5)[0])
+    expect('a missing cell', verdicts(tabulate(clean + ['== 26 int main 1', 'L=8 S=1 library 1.0us 1.0%']), 1.0,
+                                      0.9)[0].endswith('(1 cells without it)'))
+    expect('one verdict per tree', len(verdicts(tabulate(
+        ['== 24 x a 1', 'L=1 S=1 library 1.0us 1%', '== 24 x b 1', 'L=1 S=1 library 1.0us 1%',
+         '== 24 x c 1', 'L=1 S=1 library 1.0us 1%']), 1.0, 0.9)) == 2)
     # The turns: pass 2 in reverse order, HARNESS_LOG2N per size, a failing binary reported.
     with tempfile.TemporaryDirectory() as tmp:
         for tree in ('a', 'b'):
