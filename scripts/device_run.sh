@@ -16,8 +16,9 @@
 #   library          reducelab::reduce's GPU tests, and compute-sanitizer (all four tools) over them
 #   libcompare       the quick sweep with the library, CUB and Thrust rows only, results/<device>-lib/
 #   segmented        issue 13's GPU tests (library, ladder, baselines), then compute-sanitizer memcheck, racecheck
-#                    and synccheck over the library's; `reducelab segmented check` (default layouts). Without
-#                    test_gpu, the carried test_gpu_segmented_library (pack_for_device.sh): the library's tests only
+#                    and synccheck over the library's (SEG_SANITIZE_FILTER, a gtest filter, narrows them, e.g. to the
+#                    tests of a changed kernel); `reducelab segmented check` (default layouts). Without test_gpu,
+#                    the carried test_gpu_segmented_library (pack_for_device.sh): the library's tests only
 #   segcompare       `reducelab segmented compare` of the library and CUB rows (the committed reports' command;
 #                    SEG_VARIANTS and SEG_SAMPLES replace its --variants and --samples, SEG_ARGS adds options, e.g.
 #                    --sizes 2^26) into results/<device>-segmented/ (SEG_OUT to change)
@@ -212,8 +213,9 @@ for step in "$@"; do
         limit=${SANITIZE_TIMEOUT:-150}
         [ $tool = racecheck ] && limit=${RACECHECK_TIMEOUT:-$((limit * 2))}
         timeout $limit compute-sanitizer --tool $tool --error-exitcode 9 "$seg_tests" \
-          --gtest_filter='LibrarySegmentedReduce.*:LibraryReduceByKey.*' > "$out/sanitize-segmented-$tool.log" 2>&1
-        echo "compute-sanitizer $tool (segmented) rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-segmented-$tool.log" | tail -1)" >> "$summary"
+          --gtest_filter="${SEG_SANITIZE_FILTER:-LibrarySegmentedReduce.*:LibraryReduceByKey.*}" \
+          > "$out/sanitize-segmented-$tool.log" 2>&1
+        echo "compute-sanitizer $tool (segmented${SEG_SANITIZE_FILTER:+: $SEG_SANITIZE_FILTER}) rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$out/sanitize-segmented-$tool.log" | tr '\n' ' ')$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-segmented-$tool.log" | tail -1)" >> "$summary"
       done
       "$rl" segmented check > "$out/segmented-check.txt" 2>&1
       echo "segmented check rc=$? $(tail -1 "$out/segmented-check.txt")" >> "$summary"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # stop 70, second form: branch lead/stage at its second commit (the stage takes each chunk as it lies in memory, each
 # copy request of the warp 512 contiguous bytes; stage3.diff) against main, as stop70/stage-cycle.sh measured its first
-# (0.54-0.64x where the stage works). A/B, verdict, and on a win with .devcarry/s70st3 carried the tests, compares and
-# sanitizers. Slim the tree first; carry .devcarry/s70b (and .devcarry/s70st3). Into $OUT/stage3cycle.tgz.
+# (0.54-0.64x where the stage works). A/B, verdict, and on a win with .devcarry/s70st3 carried device_run.sh's tests,
+# compares and segmented steps (its sanitizers over the stream path's tests). Slim the tree first; carry
+# .devcarry/s70b (and .devcarry/s70st3). Into $OUT/stage3cycle.tgz.
 set -uo pipefail
 d=$(cd "$(dirname "$0")" && pwd)
 cd "$d/../.."
@@ -17,13 +18,7 @@ grep -q '^verdict stage3: win 30 ratios' $OUT/ab_stage3_summary.txt || exit 0
 [ -f .devcarry/s70st3/build.tar.xz ] || { echo "win, but the branch's binaries were not carried: tests, compares and sanitizers next call"; exit 0; }
 tar xJf .devcarry/s70st3/build.tar.xz && echo "binaries: $(cat build/COMMIT)"
 export LD_LIBRARY_PATH=$PWD/build/lib:${LD_LIBRARY_PATH:-}
-timeout $(left) build/tests/test_gpu --gtest_filter='LibraryReduceByKey.*' > $OUT/test-gpu-by-key.log 2>&1
-echo "test_gpu LibraryReduceByKey.* rc=$? $(grep -E '^\[  (PASSED|FAILED)' $OUT/test-gpu-by-key.log | tr '\n' ' ') $(el)s"
-timeout $(left) bash scripts/device_run.sh tests segcompares
-echo "device_run.sh tests segcompares rc=$? $(el)s"
-for tool in memcheck racecheck; do
-  [ $(left) -gt 60 ] || break
-  timeout $(left) compute-sanitizer --tool $tool --error-exitcode 9 build/tests/test_gpu \
-    --gtest_filter='LibraryReduceByKey.Stream*:LibraryReduceByKey.EntrySends*' > $OUT/sanitize-stream-$tool.log 2>&1
-  echo "compute-sanitizer $tool (stream path) rc=$? $(grep -E '^\[  (PASSED|FAILED)' $OUT/sanitize-stream-$tool.log | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $OUT/sanitize-stream-$tool.log | tail -1) $(el)s"
-done
+# the whole test_gpu, both compares, then the segmented step: issue 13's tests and the sanitizers over the stream path
+SEG_SANITIZE_FILTER='LibraryReduceByKey.Stream*:LibraryReduceByKey.EntrySends*' \
+  timeout $(left) bash scripts/device_run.sh tests segcompares segmented
+echo "device_run.sh tests segcompares segmented rc=$? $(el)s"
