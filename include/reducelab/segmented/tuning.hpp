@@ -503,8 +503,7 @@ struct by_key_stream_policy {
   // stream kernel; 0.99-1.01x, by-key-last-head.txt, stop 70) changed nothing. Stop 70: the short-run lanes copying
   // each next chunk into a warp's stage in shared memory (cp.async, no registers held; the stash 39 KiB so that 4
   // blocks still fit), each lane its own 16-byte vectors: 0.54-0.64x wherever the stage worked, as if every sector
-  // were asked of L2 twice (the copies bypass L1), 0.98-1.00x elsewhere (by-key-short-run-stage.txt). A form whose
-  // copy requests each take 512 contiguous bytes is prepared, unmeasured (branch lead/stage).
+  // were asked of L2 twice (the copies bypass L1), 0.98-1.00x elsewhere (by-key-short-run-stage.txt).
   static constexpr int items = 4;   // runs averaging short_run_mean or more
   static constexpr int chunks = 2;  // chunks of 32 x items a warp loads before using any
   static constexpr int short_run_items = 8;
