@@ -503,7 +503,11 @@ struct by_key_stream_policy {
   // stream kernel; 0.99-1.01x, by-key-last-head.txt, stop 70) changed nothing. Stop 70: the short-run lanes copying
   // each next chunk into a warp's stage in shared memory (cp.async, no registers held; the stash 39 KiB so that 4
   // blocks still fit), each lane its own 16-byte vectors: 0.54-0.64x wherever the stage worked, as if every sector
-  // were asked of L2 twice (the copies bypass L1), 0.98-1.00x elsewhere (by-key-short-run-stage.txt).
+  // were asked of L2 twice (the copies bypass L1), 0.98-1.00x elsewhere (by-key-short-run-stage.txt). Its second
+  // form (stop 71), each copy request of the warp 512 contiguous bytes: 0.95-1.01x, geometric mean 0.986. Nsight
+  // Compute at runs of 8 (same file): L2 sees each sector once again, the wait on loads per issued instruction falls
+  // 16 % (int32 pairs) and 42 % (doubles), but the copies through shared memory (6-9 % more instructions) and the warp
+  // barriers around them cost as much, and DRAM throughput does not rise.
   static constexpr int items = 4;   // runs averaging short_run_mean or more
   static constexpr int chunks = 2;  // chunks of 32 x items a warp loads before using any
   static constexpr int short_run_items = 8;

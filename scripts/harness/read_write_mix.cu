@@ -1,0 +1,140 @@
+// The ceiling of a pass that moves reduce_by_key's bytes (issue 13's by-key goal: 85 % of peak at runs of 8 and
+// longer). The goals' plain read (reducelab::reduce over as many bytes as a case moves) only reads; reduce_by_key reads
+// n keys and n values and writes one key and one value a run. This times, cold, on the same grid shape:
+//   read   the n keys and values alone (no writes);
+//   mix    the same reads, and a key and a value written for the last item of every run of L (the by-key outputs'
+//          bytes and places: run r's to slot r), nothing else computed;
+//   flat   a read-only pass over as many bytes as mix moves (the goals' plain read).
+// GB/s and % of peak count every byte moved (reads and writes). If mix falls short of flat, the by-key lines are held
+// to a target that their own bytes' mix of reads and writes does not reach.
+//
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I scripts/harness -I . scripts/harness/read_write_mix.cu \
+//        comparisons/timing/stream_hold.cu -o read_write_mix
+//   HARNESS_LOG2N=26 ./read_write_mix [lengths, default 1,8,32,256] [samples, default 9]
+#include "harness_common.cuh"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+constexpr int threads = 256;
+
+/// Reads 4 keys and 4 values a thread a step (16-byte vectors; the values as ValueVectors of them), two steps in
+/// flight; with Write, the last item of every run of `length` stores its key and value to the run's slot.
+template <class ValueT, bool Write>
+__global__ void __launch_bounds__(threads) mix(const int4* keys, const int4* values, long long groups, long long length,
+                                               int* keys_out, ValueT* values_out, int* sink) {
+  constexpr int value_vectors = 4 * static_cast<int>(sizeof(ValueT)) / 16;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  int acc = 0;
+  for (long long g = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; g < groups; g += 2 * stride) {
+    int4 k[2];
+    int4 v[2][value_vectors];
+    const bool second = g + stride < groups;
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      const long long at = s == 0 ? g : (second ? g + stride : g);
+      k[s] = keys[at];
+#pragma unroll
+      for (int j = 0; j < value_vectors; ++j) v[s][j] = values[at * value_vectors + j];
+    }
+#pragma unroll
+    for (int s = 0; s < 2 && (s == 0 || second); ++s) {
+      const long long at = g + s * stride;
+      acc ^= k[s].x ^ k[s].w ^ v[s][0].x;
+      if constexpr (Write) {
+        const int key_items[4] = {k[s].x, k[s].y, k[s].z, k[s].w};
+        const ValueT* value_items = reinterpret_cast<const ValueT*>(v[s]);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const long long item = at * 4 + i;
+          if ((item + 1) % length == 0) {
+            keys_out[item / length] = key_items[i];
+            values_out[item / length] = value_items[i];
+          }
+        }
+      }
+    }
+  }
+  if (acc == 0x7fffffff) *sink = acc;
+}
+
+template <class ValueT>
+void measure(long long n, const std::vector<long long>& lengths, int samples) {
+  const double peak = harness_common::peak_gb_per_s();
+  const long long groups = n / 4;
+  int4 *keys = nullptr, *values = nullptr, *flat = nullptr;
+  int *keys_out = nullptr, *sink = nullptr;
+  ValueT* values_out = nullptr;
+  CHECK_CUDA(cudaMalloc(&keys, n * 4));
+  CHECK_CUDA(cudaMalloc(&values, n * sizeof(ValueT)));
+  CHECK_CUDA(cudaMalloc(&keys_out, n * 4));
+  CHECK_CUDA(cudaMalloc(&values_out, n * sizeof(ValueT)));
+  CHECK_CUDA(cudaMalloc(&flat, 2 * n * (4 + sizeof(ValueT))));
+  CHECK_CUDA(cudaMalloc(&sink, 4));
+  CHECK_CUDA(cudaMemset(keys, 1, n * 4));
+  CHECK_CUDA(cudaMemset(values, 1, n * sizeof(ValueT)));
+  CHECK_CUDA(cudaMemset(flat, 1, 2 * n * (4 + sizeof(ValueT))));
+  int device = 0, sms = 0, per_sm = 0;
+  CHECK_CUDA(cudaGetDevice(&device));
+  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mix<ValueT, true>, threads, 0));
+  const unsigned grid = static_cast<unsigned>(sms * per_sm);
+  harness_common::cold_timer timer;
+  auto median = [&](auto&& call) {
+    std::vector<float> us;
+    for (int s = 0; s < samples; ++s) us.push_back(timer.time_us(s, call));
+    std::sort(us.begin(), us.end());
+    return static_cast<double>(us[us.size() / 2]);
+  };
+  auto line = [&](const char* what, long long length, double bytes, double us) {
+    std::printf("%-6s %s L=%-5lld %9.1f us %7.0f GB/s %5.1f%%\n", what, sizeof(ValueT) == 4 ? "int" : "dbl", length,
+                us, bytes / us / 1e3, 100 * bytes / us / 1e3 / peak);
+  };
+  const double read_bytes = static_cast<double>(n) * (4 + sizeof(ValueT));
+  line("read", 0, read_bytes, median([&](cudaStream_t s) {
+         mix<ValueT, false><<<grid, threads, 0, s>>>(keys, values, groups, 1, keys_out, values_out, sink);
+       }));
+  for (long long length : lengths) {
+    // the writes checked once: run r's slot holds its last key (memset bytes 1: 0x01010101)
+    CHECK_CUDA(cudaMemset(keys_out, 0, n * 4));
+    mix<ValueT, true><<<grid, threads>>>(keys, values, groups, length, keys_out, values_out, sink);
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<int> got(n / length);
+    CHECK_CUDA(cudaMemcpy(got.data(), keys_out, got.size() * 4, cudaMemcpyDeviceToHost));
+    const long long wrong = std::count_if(got.begin(), got.end(), [](int x) { return x != 0x01010101; });
+    if (wrong != 0) std::printf("WRONG L=%lld: %lld run slots not written\n", length, wrong);
+    const double bytes = read_bytes + static_cast<double>(n / length) * (4 + sizeof(ValueT));
+    line("mix", length, bytes, median([&](cudaStream_t s) {
+           mix<ValueT, true><<<grid, threads, 0, s>>>(keys, values, groups, length, keys_out, values_out, sink);
+         }));
+    // a read-only pass over the same bytes: flat as keys (4 bytes an item) and values (ValueT), groups scaled
+    const long long flat_groups = static_cast<long long>(bytes / (4 * (4 + sizeof(ValueT))));
+    line("flat", length, bytes, median([&](cudaStream_t s) {
+           mix<ValueT, false><<<grid, threads, 0, s>>>(flat, flat + flat_groups, flat_groups, 1, keys_out,
+                                                       values_out, sink);
+         }));
+  }
+  for (void* p : {static_cast<void*>(keys), static_cast<void*>(values), static_cast<void*>(flat),
+                  static_cast<void*>(keys_out), static_cast<void*>(values_out), static_cast<void*>(sink)})
+    CHECK_CUDA(cudaFree(p));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* log2n = std::getenv("HARNESS_LOG2N");
+  const long long n = 1LL << (log2n != nullptr ? std::atoi(log2n) : 26);
+  const std::vector<long long> lengths = harness_common::parse_lengths(argc, argv, {1, 8, 32, 256});
+  const int samples = argc > 2 ? std::atoi(argv[2]) : 9;
+  cudaDeviceProp prop{};
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  std::printf("%s, peak %.0f GB/s, n = 2^%d int32 keys, %d cold samples (median)\n", prop.name,
+              harness_common::peak_gb_per_s(), log2n != nullptr ? std::atoi(log2n) : 26, samples);
+  measure<int>(n, lengths, samples);
+  measure<double>(n, lengths, samples);
+}
