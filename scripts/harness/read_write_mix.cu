@@ -10,7 +10,8 @@
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I scripts/harness -I . scripts/harness/read_write_mix.cu \
 //        comparisons/timing/stream_hold.cu -o read_write_mix
-//   HARNESS_LOG2N=26 ./read_write_mix [lengths, default 1,8,32,256] [samples, default 9]
+//   HARNESS_LOG2N=26 [HARNESS_MIX_BLOCKS_PER_SM=4] [HARNESS_HOLD=1] ./read_write_mix [lengths, default 1,8,32,256]
+//        [samples, default 9]
 #include "harness_common.cuh"
 
 #include <algorithm>
@@ -83,7 +84,13 @@ void measure(long long n, const std::vector<long long>& lengths, int samples) {
   CHECK_CUDA(cudaGetDevice(&device));
   CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mix<ValueT, true>, threads, 0));
+  // HARNESS_MIX_BLOCKS_PER_SM caps the resident blocks an SM (the grid is one wave of them): at 4, 32 warps an SM
+  // with 64 bytes of loads in flight a lane for 4-byte pairs, as the stream kernel's short-run lanes have at runs of 8.
+  const char* cap = std::getenv("HARNESS_MIX_BLOCKS_PER_SM");
+  if (cap != nullptr && std::atoi(cap) > 0) per_sm = std::min(per_sm, std::atoi(cap));
   const unsigned grid = static_cast<unsigned>(sms * per_sm);
+  std::printf("%s values: %d blocks of %d threads an SM (%u blocks)\n", sizeof(ValueT) == 4 ? "int32" : "double",
+              per_sm, threads, grid);
   harness_common::cold_timer timer;
   auto median = [&](auto&& call) {
     std::vector<float> us;
