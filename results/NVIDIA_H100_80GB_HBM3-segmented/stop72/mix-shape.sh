@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# stop 72, second call: is the by-key stream kernel's short of the read/write mix at runs of 8 (stop 72's first call:
-# the mix 87.9 % of peak for int32 pairs at 2^26, the library 78.7-80.5 % in stop 68's compare) its shape (32 warps
-# an SM, 64 bytes of loads a lane in flight) or its work? Same run, behind a held stream, 2^26 then 2^24, runs of 8,
+# stop 72, second call: is the by-key stream kernel's shortfall against the read/write mix at runs of 8 (stop 72's
+# first call: the mix 87.9 % of peak for int32 pairs at 2^26, the library 78.7-80.5 % in stop 68's compare) its shape
+# (32 warps an SM, 64 bytes of loads a lane in flight) or its work? Same run, behind a held stream, 2^26 then 2^24, runs of 8,
 # 32 and 256: the mix at its own occupancy and capped at 4 and 3 blocks an SM (the stream kernel's for 4-byte pairs
 # and for int32 keys with doubles), and the library call alone (by_key_library_ab.cu built from main's include/ at
 # 4a8ee58, whose kernels are HEAD's: plus over int32 and over double). Two passes. Carry .devcarry/s72b; slim first.
