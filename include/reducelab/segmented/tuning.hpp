@@ -507,7 +507,11 @@ struct by_key_stream_policy {
   // form (stop 71), each copy request of the warp 512 contiguous bytes: 0.95-1.01x, geometric mean 0.986. Nsight
   // Compute at runs of 8 (same file): L2 sees each sector once again, the wait on loads per issued instruction falls
   // 16 % (int32 pairs) and 42 % (doubles), but the copies through shared memory (6-9 % more instructions) and the warp
-  // barriers around them cost as much, and DRAM throughput does not rise.
+  // barriers around them cost as much, and DRAM throughput does not rise. Nor is the shape the limit (stop 73,
+  // results/NVIDIA_H100_80GB_HBM3-segmented/read-write-mix-shape.txt): a pass that only moves reduce_by_key's bytes,
+  // capped at this kernel's 4 blocks an SM, reads runs of 8 at 87.6-87.8 % of peak (2^26 int32 pairs) where this
+  // kernel reads 78.9-79.2 %; both issue at the same rate with the same wait per instruction, and this kernel
+  // executes 1.13x the instructions. What would close the gap is fewer instructions per item in a chunk with heads.
   static constexpr int items = 4;   // runs averaging short_run_mean or more
   static constexpr int chunks = 2;  // chunks of 32 x items a warp loads before using any
   static constexpr int short_run_items = 8;
