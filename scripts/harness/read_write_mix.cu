@@ -10,8 +10,8 @@
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I scripts/harness -I . scripts/harness/read_write_mix.cu \
 //        comparisons/timing/stream_hold.cu -o read_write_mix
-//   HARNESS_LOG2N=26 [HARNESS_MIX_BLOCKS_PER_SM=4] [HARNESS_HOLD=1] ./read_write_mix [lengths, default 1,8,32,256]
-//        [samples, default 9]
+//   HARNESS_LOG2N=26 [HARNESS_MIX_BLOCKS_PER_SM=4] [HARNESS_MIX_LANE_ITEMS=8] [HARNESS_HOLD=1] ./read_write_mix
+//        [lengths, default 1,8,32,256] [samples, default 9]
 #include "harness_common.cuh"
 
 #include <algorithm>
@@ -24,9 +24,31 @@ namespace {
 
 constexpr int threads = 256;
 
+/// One step's keys (16-byte vector `at`) and values: with Write, the last item of every run of `length` stores its key
+/// and value to the run's slot.
+template <class ValueT, bool Write, int ValueVectors>
+__device__ __forceinline__ void write_runs(long long at, const int4& k, const int4 (&v)[ValueVectors], long long length,
+                                           int* keys_out, ValueT* values_out) {
+  if constexpr (Write) {
+    const int key_items[4] = {k.x, k.y, k.z, k.w};
+    const ValueT* value_items = reinterpret_cast<const ValueT*>(v);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const long long item = at * 4 + i;
+      if ((item + 1) % length == 0) {
+        keys_out[item / length] = key_items[i];
+        values_out[item / length] = value_items[i];
+      }
+    }
+  }
+}
+
 /// Reads 4 keys and 4 values a thread a step (16-byte vectors; the values as ValueVectors of them), two steps in
 /// flight; with Write, the last item of every run of `length` stores its key and value to the run's slot.
-template <class ValueT, bool Write>
+/// Blocked (HARNESS_MIX_LANE_ITEMS=8): each thread's two vectors a step are consecutive (8 consecutive keys and values
+/// a lane, one step in flight), the load pattern of the by-key stream kernel's short-run lanes
+/// (agent/run_stretch.cuh): the same bytes in flight, but each warp-wide load asks for every other 16 bytes of 1 KiB.
+template <class ValueT, bool Write, bool Blocked = false>
 __global__ void __launch_bounds__(threads) mix(const int4* keys, const int4* values, long long groups, long long length,
                                                int* keys_out, ValueT* values_out, int* sink) {
   constexpr int value_vectors = 4 * static_cast<int>(sizeof(ValueT)) / 16;
@@ -35,36 +57,30 @@ __global__ void __launch_bounds__(threads) mix(const int4* keys, const int4* val
   for (long long g = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; g < groups; g += 2 * stride) {
     int4 k[2];
     int4 v[2][value_vectors];
-    const bool second = g + stride < groups;
+    // the vectors of the step: g and g + stride, or (Blocked) 2h and 2h + 1 where h is g's place among the
+    // threads' pairs (groups is even: n is a power of two)
+    const long long h = g / (2 * stride) * stride + g % (2 * stride);
+    const long long first = Blocked ? 2 * h : g;
+    const long long next = Blocked ? 2 * h + 1 : g + stride;
+    const bool second = next < groups;
+    if (Blocked && first >= groups) break;
 #pragma unroll
     for (int s = 0; s < 2; ++s) {
-      const long long at = s == 0 ? g : (second ? g + stride : g);
+      const long long at = s == 0 ? first : (second ? next : first);
       k[s] = keys[at];
 #pragma unroll
       for (int j = 0; j < value_vectors; ++j) v[s][j] = values[at * value_vectors + j];
     }
 #pragma unroll
     for (int s = 0; s < 2 && (s == 0 || second); ++s) {
-      const long long at = g + s * stride;
       acc ^= k[s].x ^ k[s].w ^ v[s][0].x;
-      if constexpr (Write) {
-        const int key_items[4] = {k[s].x, k[s].y, k[s].z, k[s].w};
-        const ValueT* value_items = reinterpret_cast<const ValueT*>(v[s]);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const long long item = at * 4 + i;
-          if ((item + 1) % length == 0) {
-            keys_out[item / length] = key_items[i];
-            values_out[item / length] = value_items[i];
-          }
-        }
-      }
+      write_runs<ValueT, Write>(s == 0 ? first : next, k[s], v[s], length, keys_out, values_out);
     }
   }
   if (acc == 0x7fffffff) *sink = acc;
 }
 
-template <class ValueT>
+template <class ValueT, bool Blocked>
 void measure(long long n, const std::vector<long long>& lengths, int samples) {
   const double peak = harness_common::peak_gb_per_s();
   const long long groups = n / 4;
@@ -83,14 +99,14 @@ void measure(long long n, const std::vector<long long>& lengths, int samples) {
   int device = 0, sms = 0, per_sm = 0;
   CHECK_CUDA(cudaGetDevice(&device));
   CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mix<ValueT, true>, threads, 0));
+  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mix<ValueT, true, Blocked>, threads, 0));
   // HARNESS_MIX_BLOCKS_PER_SM caps the resident blocks an SM (the grid is one wave of them): at 4, 32 warps an SM
   // with 64 bytes of loads in flight a lane for 4-byte pairs, as the stream kernel's short-run lanes have at runs of 8.
   const char* cap = std::getenv("HARNESS_MIX_BLOCKS_PER_SM");
   if (cap != nullptr && std::atoi(cap) > 0) per_sm = std::min(per_sm, std::atoi(cap));
   const unsigned grid = static_cast<unsigned>(sms * per_sm);
-  std::printf("%s values: %d blocks of %d threads an SM (%u blocks)\n", sizeof(ValueT) == 4 ? "int32" : "double",
-              per_sm, threads, grid);
+  std::printf("%s values: %d blocks of %d threads an SM (%u blocks)%s\n", sizeof(ValueT) == 4 ? "int32" : "double",
+              per_sm, threads, grid, Blocked ? ", read and mix rows: 8 consecutive items a lane a step" : "");
   harness_common::cold_timer timer;
   auto median = [&](auto&& call) {
     std::vector<float> us;
@@ -104,12 +120,12 @@ void measure(long long n, const std::vector<long long>& lengths, int samples) {
   };
   const double read_bytes = static_cast<double>(n) * (4 + sizeof(ValueT));
   line("read", 0, read_bytes, median([&](cudaStream_t s) {
-         mix<ValueT, false><<<grid, threads, 0, s>>>(keys, values, groups, 1, keys_out, values_out, sink);
+         mix<ValueT, false, Blocked><<<grid, threads, 0, s>>>(keys, values, groups, 1, keys_out, values_out, sink);
        }));
   for (long long length : lengths) {
     // the writes checked once: run r's slot holds its last key (memset bytes 1: 0x01010101)
     CHECK_CUDA(cudaMemset(keys_out, 0, n * 4));
-    mix<ValueT, true><<<grid, threads>>>(keys, values, groups, length, keys_out, values_out, sink);
+    mix<ValueT, true, Blocked><<<grid, threads>>>(keys, values, groups, length, keys_out, values_out, sink);
     CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<int> got(n / length);
     CHECK_CUDA(cudaMemcpy(got.data(), keys_out, got.size() * 4, cudaMemcpyDeviceToHost));
@@ -117,7 +133,8 @@ void measure(long long n, const std::vector<long long>& lengths, int samples) {
     if (wrong != 0) std::printf("WRONG L=%lld: %lld run slots not written\n", length, wrong);
     const double bytes = read_bytes + static_cast<double>(n / length) * (4 + sizeof(ValueT));
     line("mix", length, bytes, median([&](cudaStream_t s) {
-           mix<ValueT, true><<<grid, threads, 0, s>>>(keys, values, groups, length, keys_out, values_out, sink);
+           mix<ValueT, true, Blocked><<<grid, threads, 0, s>>>(keys, values, groups, length, keys_out, values_out,
+                                                               sink);
          }));
     // a read-only pass over the same bytes: flat as keys (4 bytes an item) and values (ValueT), groups scaled
     const long long flat_groups = static_cast<long long>(bytes / (4 * (4 + sizeof(ValueT))));
@@ -142,6 +159,12 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s, peak %.0f GB/s, n = 2^%d int32 keys, %d cold samples (median)\n", prop.name,
               harness_common::peak_gb_per_s(), log2n != nullptr ? std::atoi(log2n) : 26, samples);
-  measure<int>(n, lengths, samples);
-  measure<double>(n, lengths, samples);
+  const char* lane_items = std::getenv("HARNESS_MIX_LANE_ITEMS");
+  if (lane_items != nullptr && std::atoi(lane_items) == 8) {
+    measure<int, true>(n, lengths, samples);
+    measure<double, true>(n, lengths, samples);
+  } else {
+    measure<int, false>(n, lengths, samples);
+    measure<double, false>(n, lengths, samples);
+  }
 }

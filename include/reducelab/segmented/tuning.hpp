@@ -511,7 +511,8 @@ struct by_key_stream_policy {
   // results/NVIDIA_H100_80GB_HBM3-segmented/read-write-mix-shape.txt): a pass that only moves reduce_by_key's bytes,
   // capped at this kernel's 4 blocks an SM, reads runs of 8 at 87.6-87.8 % of peak (2^26 int32 pairs) where this
   // kernel reads 78.9-79.2 %; both issue at the same rate with the same wait per instruction, and this kernel
-  // executes 1.13x the instructions. What would close the gap is fewer instructions per item in a chunk with heads.
+  // executed 1.13x the instructions. Nor is it the instructions: the one-head path (agent/run_stretch.cuh, stop 73,
+  // by-key-one-head.txt) cut them by 16 %, below the mix's, and ran 1.00-1.03x.
   static constexpr int items = 4;   // runs averaging short_run_mean or more
   static constexpr int chunks = 2;  // chunks of 32 x items a warp loads before using any
   static constexpr int short_run_items = 8;
