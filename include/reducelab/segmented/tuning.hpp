@@ -516,7 +516,8 @@ struct by_key_stream_policy {
   // 16-byte vectors 32 bytes apart across lanes): the mix with that pattern reads as fast (by-key-load-pattern.txt), and
   // the coalesced 4-item lanes at short runs ran 0.95-1.01x (by-key-short-coalesced.txt). What the mix lacks is the
   // tiles' synchronization: 2.39 of this kernel's 19.8 cycles per issued instruction are barrier stalls (Nsight
-  // Compute, same file), where warps wait while thread 0 joins the tile and looks back.
+  // Compute, same file), where warps wait while thread 0 joins the tile and looks back; per instruction the two
+  // look-backs a tile hold about 7 % of its stall samples (by-key-barrier-sources.txt).
   static constexpr int items = 4;   // runs averaging short_run_mean or more
   static constexpr int chunks = 2;  // chunks of 32 x items a warp loads before using any
   static constexpr int short_run_items = 8;
