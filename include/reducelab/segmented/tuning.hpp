@@ -507,17 +507,10 @@ struct by_key_stream_policy {
   // form (stop 71), each copy request of the warp 512 contiguous bytes: 0.95-1.01x, geometric mean 0.986. Nsight
   // Compute at runs of 8 (same file): L2 sees each sector once again, the wait on loads per issued instruction falls
   // 16 % (int32 pairs) and 42 % (doubles), but the copies through shared memory (6-9 % more instructions) and the warp
-  // barriers around them cost as much, and DRAM throughput does not rise. Nor is the shape the limit (stop 73,
-  // results/NVIDIA_H100_80GB_HBM3-segmented/read-write-mix-shape.txt): a pass that only moves reduce_by_key's bytes,
-  // capped at this kernel's 4 blocks an SM, reads runs of 8 at 87.6-87.8 % of peak (2^26 int32 pairs) where this
-  // kernel reads 78.9-79.2 %; both issue at the same rate with the same wait per instruction, and this kernel
-  // executed 1.13x the instructions. Nor is it the instructions: the one-head path (agent/run_stretch.cuh, stop 73,
-  // by-key-one-head.txt) cut them by 16 %, below the mix's, and ran 1.00-1.03x. Nor the 8-item lanes' loads (two
-  // 16-byte vectors 32 bytes apart across lanes): the mix with that pattern reads as fast (by-key-load-pattern.txt), and
-  // the coalesced 4-item lanes at short runs ran 0.95-1.01x (by-key-short-coalesced.txt). What the mix lacks is the
-  // tiles' synchronization: 2.39 of this kernel's 19.8 cycles per issued instruction are barrier stalls (Nsight
-  // Compute, same file), where warps wait while thread 0 joins the tile and looks back; per instruction the two
-  // look-backs a tile hold about 7 % of its stall samples (by-key-barrier-sources.txt).
+  // barriers around them cost as much, and DRAM throughput does not rise. Stop 73 (H100): 4 items a lane in two
+  // coalesced chunks for short runs too ran 0.95-1.01x against these 8 (by-key-short-coalesced.txt), and what holds
+  // runs of 8 under 85 % is the tiles' synchronization, not this shape, its instructions or its loads (the README's
+  // by-key paragraph; read-write-mix-shape.txt, by-key-load-pattern.txt, by-key-barrier-sources.txt).
   static constexpr int items = 4;   // runs averaging short_run_mean or more
   static constexpr int chunks = 2;  // chunks of 32 x items a warp loads before using any
   static constexpr int short_run_items = 8;
