@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # stop 73: same-run A/B of the by-key stream kernel's look-backs done by warp 0 alone (lead/warp-look-back:
 # grid::warp_look_back, 32 earlier tiles a round, the nearest prefix by ballot, one block barrier for both walks;
-# stop73/warp-look-back.patch against 1454a0d) against 1454a0d's block-wide look-back (two walks a tile, block
+# stop73/warp-look-back.patch, which also moves look_back's poll of a block's two slots into poll_published so that
+# both walks share it) against 1454a0d's block-wide look-back (two walks a tile, block
 # barriers in every poll), which by-key-barrier-sources.txt found holding about 7 % of the kernel's stall samples at
 # runs of 8. Library call alone (scripts/harness/by_key_library_ab.cu): plus over int32 and double, maximum over float,
 # affine maps (not commutative: the carries' order is checked exactly); 2^26 and 2^24; runs of 8, 32, 256 and 1..64;
