@@ -30,6 +30,8 @@
 #include "reducelab/core/traits.hpp"
 #include "reducelab/grid/tagged_partials.cuh"
 #include "reducelab/block/block_reduce.cuh"
+#include "reducelab/warp/shuffle.cuh"
+#include "reducelab/warp/warp_reduce.cuh"
 
 #include <cstddef>
 
@@ -71,6 +73,24 @@ __device__ __forceinline__ void publish_carry(const carry_slots<T>& slots, long 
   ::reducelab::grid::publish((segment_starts_here ? slots.prefixes : slots.aggregates) + block, carry, slots.epoch);
 }
 
+/// One poll of block `j`'s slots: 2 and its prefix, 1 and its aggregate, or 0 (nothing published yet; `value` left
+/// as it was). Both slots are read at once, one round trip per poll: a block publishes in one of the two, never both.
+template <class T>
+__device__ __forceinline__ int poll_published(const carry_slots<T>& slots, long long j, T& value) {
+  T p, a;
+  const bool has_prefix = ::reducelab::grid::try_read(slots.prefixes + j, slots.epoch, p);
+  const bool has_aggregate = ::reducelab::grid::try_read(slots.aggregates + j, slots.epoch, a);
+  if (has_prefix) {
+    value = p;
+    return 2;
+  }
+  if (has_aggregate) {
+    value = a;
+    return 1;
+  }
+  return 0;
+}
+
 /// What the blocks before `block` hold of the segment in progress at its start, joined in block order; valid in
 /// thread 0. The whole block calls it together (Threads threads, one earlier block each per round); `storage` is free
 /// again after a __syncthreads().
@@ -88,19 +108,7 @@ __device__ T look_back(const carry_slots<T>& slots, long long block, OpT op,
     T value = identity_of<OpT, T>();
     int nearest;
     for (;;) {
-      if (state == 0) {
-        // Both slots read at once, one round trip per poll: a block publishes in one of the two, never both.
-        T p, a;
-        const bool has_prefix = ::reducelab::grid::try_read(slots.prefixes + j, slots.epoch, p);
-        const bool has_aggregate = ::reducelab::grid::try_read(slots.aggregates + j, slots.epoch, a);
-        if (has_prefix) {
-          value = p;
-          state = 2;
-        } else if (has_aggregate) {
-          value = a;
-          state = 1;
-        }
-      }
+      if (state == 0) state = poll_published(slots, j, value);
       if (tid == 0) nearest_prefix = -1;
       __syncthreads();
       if (state == 2) atomicMax(&nearest_prefix, tid);
@@ -114,6 +122,33 @@ __device__ T look_back(const carry_slots<T>& slots, long long block, OpT op,
     const T window = ::reducelab::block::reduce_in_thread_order<Threads>(mine, op, storage);
     after = op(window, after);
     __syncthreads();  // the storage is free again
+    if (nearest >= 0) return after;
+  }
+}
+
+/// look_back by one warp (every lane of it calls it together): 32 earlier blocks a round, the nearest prefix found by
+/// a ballot, so no block barrier per poll; the result is valid in every lane. For walks that usually end a few blocks
+/// back (the by-key stream kernel's tiles: the tile before has mostly published its prefix). The bracketing of the
+/// combines is fixed by the block indices alone, as look_back's, though not the same as look_back's.
+template <class T, class OpT>
+__device__ T warp_look_back(const carry_slots<T>& slots, long long block, OpT op) {
+  namespace rw = ::reducelab::warp;
+  const int lane = static_cast<int>(threadIdx.x) % rw::threads_per_warp;
+  T after = identity_of<OpT, T>();  // the rounds already looked at (nearer blocks)
+  for (long long window_end = block;; window_end -= rw::threads_per_warp) {
+    const long long j = window_end - rw::threads_per_warp + lane;  // lane order is block order
+    int state = j < 0 ? 2 : 0;  // as in look_back: 0 nothing yet, 1 an aggregate, 2 a prefix
+    T value = identity_of<OpT, T>();
+    int nearest;
+    for (;;) {
+      if (state == 0) state = poll_published(slots, j, value);
+      const unsigned prefixes = __ballot_sync(rw::full_mask, state == 2);
+      nearest = prefixes != 0 ? 31 - __clz(static_cast<int>(prefixes)) : -1;
+      if (__ballot_sync(rw::full_mask, state == 0 && lane > nearest) == 0) break;
+    }
+    const T mine = lane < nearest ? identity_of<OpT, T>() : value;
+    const T window = rw::shfl_idx(rw::reduce_in_lane_order(mine, op), 0);
+    after = op(window, after);
     if (nearest >= 0) return after;
   }
 }
