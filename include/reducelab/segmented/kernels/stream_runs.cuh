@@ -191,7 +191,9 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
     const bool last_tile = t + 1 == tiles;
     // The tile's look-backs, by warp 0 alone (grid::warp_look_back): no block barrier per poll, one barrier for both.
     // Against the block-wide walks (three barriers a poll): 1.00-1.03x on the H100 (stop 74,
-    // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-warp-look-back.txt).
+    // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-warp-look-back.txt). The other warps then wait here for warp 0
+    // (by-key-after-warp-look-back.txt), for the tiles before to publish rather than for the walk's round trips:
+    // polling 4 or 8 earlier tiles a lane at once ran 0.80-0.99x (by-key-look-back-width.txt).
     if (t > 0 && warp == 0) {
       const long long before = grid::warp_look_back(counts, t, grid::count_sum{});
       if (lane == 0) {
