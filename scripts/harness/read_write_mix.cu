@@ -12,6 +12,10 @@
 //        comparisons/timing/stream_hold.cu -o read_write_mix
 //   HARNESS_LOG2N=26 [HARNESS_MIX_BLOCKS_PER_SM=4] [HARNESS_MIX_LANE_ITEMS=8] [HARNESS_HOLD=1] ./read_write_mix
 //        [lengths, default 1,8,32,256] [samples, default 9]
+//   HARNESS_MIX_TILE_STEPS=S [HARNESS_MIX_TILE_WAIT_NS=W]: the read and mix rows' blocks meet at a block barrier every
+//        S steps (a step: 2048 items a block), where thread 0 spins W ns before a second barrier: a stand-in for the
+//        by-key stream kernel's tile synchronization (stop 74: its other warps wait for warp 0's look-backs), to see
+//        what such a wait costs a pass that otherwise only moves the bytes.
 #include "harness_common.cuh"
 
 #include <algorithm>
@@ -48,13 +52,30 @@ __device__ __forceinline__ void write_runs(long long at, const int4& k, const in
 /// Blocked (HARNESS_MIX_LANE_ITEMS=8): each thread's two vectors a step are consecutive (8 consecutive keys and values
 /// a lane, one step in flight), the load pattern of the by-key stream kernel's short-run lanes
 /// (agent/run_stretch.cuh): the same bytes in flight, but each warp-wide load asks for every other 16 bytes of 1 KiB.
-template <class ValueT, bool Write, bool Blocked = false>
+/// Tiled: every tile_steps steps the block meets at a barrier, thread 0 spins wait_cycles, and a second barrier
+/// releases the block (every thread takes the same number of steps, idle past the end).
+template <class ValueT, bool Write, bool Blocked = false, bool Tiled = false>
 __global__ void __launch_bounds__(threads) mix(const int4* keys, const int4* values, long long groups, long long length,
-                                               int* keys_out, ValueT* values_out, int* sink) {
+                                               int* keys_out, ValueT* values_out, int* sink, int tile_steps = 0,
+                                               long long wait_cycles = 0) {
+  static_assert(!(Tiled && Blocked), "the tiled stand-in uses the coalesced steps");
   constexpr int value_vectors = 4 * static_cast<int>(sizeof(ValueT)) / 16;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long steps = Tiled ? (groups + 2 * stride - 1) / (2 * stride) : 0;
   int acc = 0;
-  for (long long g = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; g < groups; g += 2 * stride) {
+  long long step = 0;
+  for (long long g = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; Tiled ? step < steps : g < groups;
+       g += 2 * stride, ++step) {
+    if (Tiled && step > 0 && step % tile_steps == 0) {
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        const long long start = clock64();
+        while (clock64() - start < wait_cycles) {
+        }
+      }
+      __syncthreads();
+    }
+    if (Tiled && g >= groups) continue;
     int4 k[2];
     int4 v[2][value_vectors];
     // the vectors of the step: g and g + stride, or (Blocked) 2h and 2h + 1 where h is g's place among the
@@ -80,8 +101,9 @@ __global__ void __launch_bounds__(threads) mix(const int4* keys, const int4* val
   if (acc == 0x7fffffff) *sink = acc;
 }
 
-template <class ValueT, bool Blocked>
-void measure(long long n, const std::vector<long long>& lengths, int samples) {
+template <class ValueT, bool Blocked, bool Tiled = false>
+void measure(long long n, const std::vector<long long>& lengths, int samples, int tile_steps = 0,
+             long long wait_cycles = 0) {
   const double peak = harness_common::peak_gb_per_s();
   const long long groups = n / 4;
   int4 *keys = nullptr, *values = nullptr, *flat = nullptr;
@@ -99,14 +121,16 @@ void measure(long long n, const std::vector<long long>& lengths, int samples) {
   int device = 0, sms = 0, per_sm = 0;
   CHECK_CUDA(cudaGetDevice(&device));
   CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mix<ValueT, true, Blocked>, threads, 0));
+  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mix<ValueT, true, Blocked, Tiled>, threads, 0));
   // HARNESS_MIX_BLOCKS_PER_SM caps the resident blocks an SM (the grid is one wave of them): at 4, 32 warps an SM
   // with 64 bytes of loads in flight a lane for 4-byte pairs, as the stream kernel's short-run lanes have at runs of 8.
   const char* cap = std::getenv("HARNESS_MIX_BLOCKS_PER_SM");
   if (cap != nullptr && std::atoi(cap) > 0) per_sm = std::min(per_sm, std::atoi(cap));
   const unsigned grid = static_cast<unsigned>(sms * per_sm);
-  std::printf("%s values: %d blocks of %d threads an SM (%u blocks)%s\n", sizeof(ValueT) == 4 ? "int32" : "double",
+  std::printf("%s values: %d blocks of %d threads an SM (%u blocks)%s", sizeof(ValueT) == 4 ? "int32" : "double",
               per_sm, threads, grid, Blocked ? ", read and mix rows: 8 consecutive items a lane a step" : "");
+  if (Tiled) std::printf(", read and mix rows: a barrier every %d steps, %lld cycles' wait", tile_steps, wait_cycles);
+  std::printf("\n");
   harness_common::cold_timer timer;
   auto median = [&](auto&& call) {
     std::vector<float> us;
@@ -120,12 +144,14 @@ void measure(long long n, const std::vector<long long>& lengths, int samples) {
   };
   const double read_bytes = static_cast<double>(n) * (4 + sizeof(ValueT));
   line("read", 0, read_bytes, median([&](cudaStream_t s) {
-         mix<ValueT, false, Blocked><<<grid, threads, 0, s>>>(keys, values, groups, 1, keys_out, values_out, sink);
+         mix<ValueT, false, Blocked, Tiled><<<grid, threads, 0, s>>>(keys, values, groups, 1, keys_out, values_out, sink,
+                                                                     tile_steps, wait_cycles);
        }));
   for (long long length : lengths) {
     // the writes checked once: run r's slot holds its last key (memset bytes 1: 0x01010101)
     CHECK_CUDA(cudaMemset(keys_out, 0, n * 4));
-    mix<ValueT, true, Blocked><<<grid, threads>>>(keys, values, groups, length, keys_out, values_out, sink);
+    mix<ValueT, true, Blocked, Tiled><<<grid, threads>>>(keys, values, groups, length, keys_out, values_out, sink,
+                                                         tile_steps, wait_cycles);
     CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<int> got(n / length);
     CHECK_CUDA(cudaMemcpy(got.data(), keys_out, got.size() * 4, cudaMemcpyDeviceToHost));
@@ -133,8 +159,8 @@ void measure(long long n, const std::vector<long long>& lengths, int samples) {
     if (wrong != 0) std::printf("WRONG L=%lld: %lld run slots not written\n", length, wrong);
     const double bytes = read_bytes + static_cast<double>(n / length) * (4 + sizeof(ValueT));
     line("mix", length, bytes, median([&](cudaStream_t s) {
-           mix<ValueT, true, Blocked><<<grid, threads, 0, s>>>(keys, values, groups, length, keys_out, values_out,
-                                                               sink);
+           mix<ValueT, true, Blocked, Tiled><<<grid, threads, 0, s>>>(keys, values, groups, length, keys_out,
+                                                                      values_out, sink, tile_steps, wait_cycles);
          }));
     // a read-only pass over the same bytes: flat as keys (4 bytes an item) and values (ValueT), groups scaled
     const long long flat_groups = static_cast<long long>(bytes / (4 * (4 + sizeof(ValueT))));
@@ -160,7 +186,15 @@ int main(int argc, char** argv) {
   std::printf("%s, peak %.0f GB/s, n = 2^%d int32 keys, %d cold samples (median)\n", prop.name,
               harness_common::peak_gb_per_s(), log2n != nullptr ? std::atoi(log2n) : 26, samples);
   const char* lane_items = std::getenv("HARNESS_MIX_LANE_ITEMS");
-  if (lane_items != nullptr && std::atoi(lane_items) == 8) {
+  const char* tile_steps = std::getenv("HARNESS_MIX_TILE_STEPS");
+  if (tile_steps != nullptr && std::atoi(tile_steps) > 0) {
+    const char* wait_ns = std::getenv("HARNESS_MIX_TILE_WAIT_NS");
+    int khz = 0;  // the SM clock in kHz, so ns x kHz / 1e6 cycles
+    CHECK_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+    const long long cycles = (wait_ns != nullptr ? std::atoll(wait_ns) : 0) * khz / 1000000;
+    measure<int, false, true>(n, lengths, samples, std::atoi(tile_steps), cycles);
+    measure<double, false, true>(n, lengths, samples, std::atoi(tile_steps), cycles);
+  } else if (lane_items != nullptr && std::atoi(lane_items) == 8) {
     measure<int, true>(n, lengths, samples);
     measure<double, true>(n, lengths, samples);
   } else {
