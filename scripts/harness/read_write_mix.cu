@@ -144,8 +144,8 @@ void measure(long long n, const std::vector<long long>& lengths, int samples, in
   };
   const double read_bytes = static_cast<double>(n) * (4 + sizeof(ValueT));
   line("read", 0, read_bytes, median([&](cudaStream_t s) {
-         mix<ValueT, false, Blocked, Tiled><<<grid, threads, 0, s>>>(keys, values, groups, 1, keys_out, values_out, sink,
-                                                                     tile_steps, wait_cycles);
+         mix<ValueT, false, Blocked, Tiled><<<grid, threads, 0, s>>>(keys, values, groups, 1, keys_out, values_out,
+                                                                     sink, tile_steps, wait_cycles);
        }));
   for (long long length : lengths) {
     // the writes checked once: run r's slot holds its last key (memset bytes 1: 0x01010101)

@@ -6,8 +6,8 @@
 // the runs they hand out in shared memory (the stash: keys at their heads, values where they close), the block joins
 // its warps in order, publishes its head count and the run in progress at its end, and its warp 0 looks back over the
 // tiles before it (grid/segment_carries.cuh, the one-pass kernel's protocol) for the runs before the tile and for the
-// run in progress at its start. Then each warp stores its stashed runs at their places, in coalesced stores, and the value
-// of the run its first head closes. A warp whose stretch holds more runs than its part of the stash streams the
+// run in progress at its start. Then each warp stores its stashed runs at their places, in coalesced stores, and the
+// value of the run its first head closes. A warp whose stretch holds more runs than its part of the stash streams the
 // stretch again once it knows its place, storing the runs past it directly (correct at any run length; the keys'
 // sample, block/run_density.cuh, keeps dense keys away from this kernel, so it is rare).
 //
