@@ -519,9 +519,11 @@ struct by_key_stream_policy {
   template <class KeyT, class T>
   static constexpr bool both_widths = sizeof(KeyT) + sizeof(T) <= 8;
   static constexpr int chunk_group = chunks * 32 * items;  // items a warp loads before using any (either width)
-  static constexpr std::size_t stash_bytes = 40 * 1024;  // a tile's runs, before their places are known
+  static constexpr std::size_t stash_bytes = 40 * 1024;  // tiles' runs, before their places are known
+  static constexpr int stashes = 2;  // a block's tile streams while the one before waits for its place
   template <class KeyT, class T>
-  static constexpr int stash_runs = static_cast<int>(stash_bytes / (threads / 32) / (sizeof(KeyT) + sizeof(T)));
+  static constexpr int stash_runs =
+      static_cast<int>(stash_bytes / stashes / (threads / 32) / (sizeof(KeyT) + sizeof(T)));
   static constexpr int min_mean_run = 8;  // the sample's runs must average this many keys
   // Items a warp streams per tile: as many as its stash holds runs of 7 (a multiple of chunk_group), so that
   // runs of min_mean_run fit with room. With 4096 for every pair, doubles in runs of 8 (512 a stretch, 426 fit)

@@ -77,17 +77,21 @@ constexpr long long long_run_stretch(long long n, long long warps_per_round, lon
 template <class PolicyT, class KeyT, class T>
 struct stream_runs_storage {
   static constexpr int warps = PolicyT::threads / 32;
-  static constexpr int stash = PolicyT::template stash_runs<KeyT, T>;  // runs per warp
-  KeyT keys[warps][stash];    // the runs each warp's heads start, in order
-  T values[warps][stash];     // the runs each warp closes (after its first head), in order
-  agent::run_stretch_pieces<KeyT, T> pieces[warps];
-  T crossing[warps];          // the run each warp's first head closes, without the tile's carry-in if flagged
-  bool uses_carry_in[warps];  // no head before it in the tile
-  int heads_before[warps];    // in the tile
-  int tile_heads;
-  bool tile_has_head;
-  T tile_carry;               // the run in progress at the tile's end (without the carry-in if no head)
-  long long runs_before;      // the tile's look-backs (warp 0's), for every warp
+  static constexpr int stash = PolicyT::template stash_runs<KeyT, T>;  // runs per warp and tile
+  /// One tile's runs and joins, kept until their places are known.
+  struct tile_stash {
+    KeyT keys[warps][stash];    // the runs each warp's heads start, in order
+    T values[warps][stash];     // the runs each warp closes (after its first head), in order
+    agent::run_stretch_pieces<KeyT, T> pieces[warps];
+    T crossing[warps];          // the run each warp's first head closes, without the tile's carry-in if flagged
+    bool uses_carry_in[warps];  // no head before it in the tile
+    int heads_before[warps];    // in the tile
+    int tile_heads;
+    bool tile_has_head;
+    T tile_carry;               // the run in progress at the tile's end (without the carry-in if no head)
+  };
+  tile_stash tiles[PolicyT::stashes];  // a block's tile streams into one while its tile before waits in the other
+  long long runs_before;               // the waiting tile's look-backs (warp 0's), for every warp
   T carry_in;
 };
 
@@ -153,28 +157,35 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
   const long long tiles = (n + tile - 1) / tile;
   const T id = identity_of<OpT, T>();
 
-  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const long long begin = t * tile + warp * stretch;
-    const long long end = begin + stretch < n ? begin + stretch : n;
-    const bool active = begin < n;
-    if (active) {
-      run_emitter<true, KeyT, T> stash{s.keys[warp], s.values[warp], storage_t::stash, 0};
-      const auto p = stream_stretch<PolicyT>(short_runs, keys, values, begin, end, op, equal, stash);
-      if (lane == 0) s.pieces[warp] = p;
+  // Tile t streams into one stash while the block's tile before it, t - gridDim.x, waits in the other for its place:
+  // that tile's look-backs and stores come after t has streamed and published, so the tiles before it have long
+  // published too, and the look-backs find what they need without waiting for them.
+  static_assert(PolicyT::stashes == 2, "reducelab: the stream path alternates two stashes");
+  int slot = 0;  // the stash tile t streams into
+  for (long long t = blockIdx.x; t - gridDim.x < tiles; t += gridDim.x, slot ^= 1) {
+    typename storage_t::tile_stash& now = s.tiles[slot];
+    if (t < tiles) {
+      const long long begin = t * tile + warp * stretch;
+      const long long end = begin + stretch < n ? begin + stretch : n;
+      if (begin < n) {
+        run_emitter<true, KeyT, T> stash{now.keys[warp], now.values[warp], storage_t::stash, 0};
+        const auto p = stream_stretch<PolicyT>(short_runs, keys, values, begin, end, op, equal, stash);
+        if (lane == 0) now.pieces[warp] = p;
+      }
     }
     __syncthreads();
 
-    // Join the warps in order (thread 0): the tile's heads, and the run in progress after each warp.
-    if (threadIdx.x == 0) {
+    // Join tile t's warps in order (thread 0): its heads, and the run in progress after each warp.
+    if (t < tiles && threadIdx.x == 0) {
       int heads = 0;
       bool any = false;
       T carry = id;
       for (int i = 0; i < warps && t * tile + i * stretch < n; ++i) {
-        const agent::run_stretch_pieces<KeyT, T>& r = s.pieces[i];
-        s.heads_before[i] = heads;
+        const agent::run_stretch_pieces<KeyT, T>& r = now.pieces[i];
+        now.heads_before[i] = heads;
         if (r.heads > 0) {
-          s.crossing[i] = op(carry, r.leading);
-          s.uses_carry_in[i] = !any;
+          now.crossing[i] = op(carry, r.leading);
+          now.uses_carry_in[i] = !any;
           carry = r.trailing;
           any = true;
         } else {
@@ -182,57 +193,60 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
         }
         heads += r.heads;
       }
-      s.tile_heads = heads;
-      s.tile_has_head = any;
-      s.tile_carry = carry;
+      now.tile_heads = heads;
+      now.tile_has_head = any;
+      now.tile_carry = carry;
       grid::publish_tile_runs(counts, carries, t, heads, carry, any);
     }
-    __syncthreads();
-    const bool last_tile = t + 1 == tiles;
-    // The tile's look-backs, by warp 0 alone (grid::warp_look_back): no block barrier per poll, one barrier for both.
-    // Against the block-wide walks (three barriers a poll): 1.00-1.03x on the H100 (stop 74,
-    // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-warp-look-back.txt). The other warps then wait here for warp 0
-    // (by-key-after-warp-look-back.txt), for the tiles before to publish rather than for the walk's round trips:
-    // polling 4 or 8 earlier tiles a lane at once ran 0.80-0.99x (by-key-look-back-width.txt).
-    if (t > 0 && warp == 0) {
-      const long long before = grid::warp_look_back(counts, t, grid::count_sum{});
+    const long long waiting = t - gridDim.x;  // the tile whose runs wait in the other stash
+    if (waiting < 0) continue;                 // (the same in every thread of the block)
+    const typename storage_t::tile_stash& w = s.tiles[slot ^ 1];
+    const bool last_tile = waiting + 1 == tiles;
+    // Its look-backs, by warp 0 alone (grid::warp_look_back): no block barrier per poll, one barrier for both.
+    if (waiting > 0 && warp == 0) {
+      const long long before = grid::warp_look_back(counts, waiting, grid::count_sum{});
       if (lane == 0) {
         s.runs_before = before;
-        ::reducelab::grid::publish(counts.prefixes + t, before + s.tile_heads, counts.epoch);
+        ::reducelab::grid::publish(counts.prefixes + waiting, before + w.tile_heads, counts.epoch);
       }
-      if (s.tile_has_head || last_tile) {
-        const T carry = grid::warp_look_back(carries, t, op);
+      if (w.tile_has_head || last_tile) {
+        const T carry = grid::warp_look_back(carries, waiting, op);
         if (lane == 0) s.carry_in = carry;
       }
     }
     __syncthreads();
-    const long long runs_before = t > 0 ? s.runs_before : 0;
-    const T carry_in = t > 0 && (s.tile_has_head || last_tile) ? s.carry_in : id;
+    const long long runs_before = waiting > 0 ? s.runs_before : 0;
+    const T carry_in = waiting > 0 && (w.tile_has_head || last_tile) ? s.carry_in : id;
 
-    // Place this warp's runs: keys from its first head on, values of the runs it closes after its first head, then
-    // the value of the run its first head closes.
-    if (active) {
-      const agent::run_stretch_pieces<KeyT, T> p = s.pieces[warp];
-      const long long first = runs_before + s.heads_before[warp];  // the run its first head starts
+    // Place this warp's runs of the waiting tile: keys from its first head on, values of the runs it closes after its
+    // first head, then the value of the run its first head closes.
+    const long long begin = waiting * tile + warp * stretch;
+    if (begin < n) {
+      const long long end = begin + stretch < n ? begin + stretch : n;
+      const agent::run_stretch_pieces<KeyT, T> p = w.pieces[warp];
+      const long long first = runs_before + w.heads_before[warp];  // the run its first head starts
       const int stashed_keys = p.heads < storage_t::stash ? p.heads : storage_t::stash;
       const int closed = p.heads > 0 ? p.heads - 1 : 0;
       const int stashed_values = closed < storage_t::stash ? closed : storage_t::stash;
-      for (int j = lane; j < stashed_keys; j += 32) unique_keys[first + j] = s.keys[warp][j];
-      for (int j = lane; j < stashed_values; j += 32) values_out[first + j] = s.values[warp][j];
+      for (int j = lane; j < stashed_keys; j += 32) unique_keys[first + j] = w.keys[warp][j];
+      for (int j = lane; j < stashed_values; j += 32) values_out[first + j] = w.values[warp][j];
       if (p.heads > storage_t::stash) {  // the stash overflowed: stream again, storing the rest directly
         run_emitter<false, KeyT, T> direct{unique_keys, values_out, storage_t::stash, first};
         stream_stretch<PolicyT>(short_runs, keys, values, begin, end, op, equal, direct);
       }
       if (lane == 0 && p.heads > 0 && first > 0) {
-        values_out[first - 1] = s.uses_carry_in[warp] ? op(carry_in, s.crossing[warp]) : s.crossing[warp];
+        values_out[first - 1] = w.uses_carry_in[warp] ? op(carry_in, w.crossing[warp]) : w.crossing[warp];
       }
     }
     if (last_tile && threadIdx.x == 0) {  // the input's last run
-      const long long total = runs_before + s.tile_heads;
-      values_out[total - 1] = s.tile_has_head ? s.tile_carry : op(carry_in, s.tile_carry);
+      const long long total = runs_before + w.tile_heads;
+      values_out[total - 1] = w.tile_has_head ? w.tile_carry : op(carry_in, w.tile_carry);
       *num_runs = static_cast<NumRunsT>(total);
     }
-    __syncthreads();  // the stash and the pieces are free for the next tile
+    // A warp reads and writes only its own part of a stash (thread 0, which joins the others' pieces, does so after
+    // the next barrier), and runs_before and carry_in are written again only after the next barrier: no block barrier
+    // here, only the warp's, before its lanes stream into the stash whose runs they have just stored.
+    __syncwarp();
   }
 }
 
