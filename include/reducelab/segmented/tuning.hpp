@@ -453,8 +453,9 @@ constexpr int by_key_min_blocks(int threads) {
 // items loaded before any is used), which on the H200 read runs of 256 and 4096 at 81 % of peak (2^26 int32 keys and
 // values; the one-pass kernel 46-49 %) and runs of one at 17 % (the one-pass kernel 65 %): hence the keys' sample
 // (block/run_density.cuh) and min_mean_run. The tile (8 warps x warp_stretch items) bounds the runs a block must keep
-// in its shared-memory stash (stash_bytes) before it knows their places: 640 runs a warp for 8-byte pairs, so a warp
-// overflows (and streams its stretch a second time) only where its runs average under 7 items (warp_stretch).
+// in its shared-memory stash before it knows their places: 320 runs a warp for 8-byte pairs (one of the two stashes,
+// stash_bytes / stashes), so a warp overflows (and streams its stretch a second time) only where its runs average under
+// 7 items (warp_stretch).
 // As built, same run against the one-pass kernel alone (H200, 2^26, results/NVIDIA_H200-segmented/
 // by-key-stream-path.txt, 291cbf5): int32 values 1.43x at runs of 256 (69.4 % of peak), 1.58x at 4096, 1.05-1.06x at
 // 8 and 32; doubles 1.35x, 1.58x, 1.07-1.19x; where the sample picks the one-pass kernel (runs of 1 and 4) 0.97-0.99x.
@@ -520,7 +521,13 @@ struct by_key_stream_policy {
   static constexpr bool both_widths = sizeof(KeyT) + sizeof(T) <= 8;
   static constexpr int chunk_group = chunks * 32 * items;  // items a warp loads before using any (either width)
   static constexpr std::size_t stash_bytes = 40 * 1024;  // tiles' runs, before their places are known
-  static constexpr int stashes = 2;  // a block's tile streams while the one before waits for its place
+  // Two stashes: a block's tile streams into one while its tile before waits in the other for its place, whose
+  // look-backs then find the tiles before it long published (kernels/stream_runs.cuh). Same run against one stash of
+  // twice the size (H100, stop 75, results/NVIDIA_H100_80GB_HBM3-segmented/by-key-deferred-placement.txt): at 2^26 and
+  // runs of 8, 1.04-1.05x (int32 pairs 81.6 -> 85.1 % of peak, int32 keys with doubles 82.0 -> 86.0 %, affine maps
+  // 83.2 -> 87.0 %), 1.00-1.03x at other lengths; at 2^24 0.95-1.02x, where the tiles half as long make more rounds
+  // of the grid (read-write-mix-tile-wait.txt has what a tile's wait cost the reads and writes alone).
+  static constexpr int stashes = 2;
   template <class KeyT, class T>
   static constexpr int stash_runs =
       static_cast<int>(stash_bytes / stashes / (threads / 32) / (sizeof(KeyT) + sizeof(T)));
@@ -528,13 +535,13 @@ struct by_key_stream_policy {
   // Items a warp streams per tile: as many as its stash holds runs of 7 (a multiple of chunk_group), so that
   // runs of min_mean_run fit with room. With 4096 for every pair, doubles in runs of 8 (512 a stretch, 426 fit)
   // overflowed every warp and took 1.6x the one-pass kernel's time (H200, 2^26, stop 60). Runs of 7 rather than 6
-  // (stop 68) make the tiles longer: 2^24 int32 keys take one round of the grid in place of two, 2^26 four in place
-  // of five, so each block joins, looks back and writes out fewer tiles (barrier stalls are 15-16 % of the kernel's at
-  // runs of 8: Nsight Compute, results/NVIDIA_H100_80GB_HBM3-segmented-n26/ncu-by-key-7958858/). Same run against 6
-  // (H100, results/NVIDIA_H100_80GB_HBM3-segmented/by-key-stretch-x7.txt): 2^24 at runs of 8, 32 and 1..64 1.09-1.11x
-  // for int32 and maximum over floats, 1.04-1.05x for doubles, 1.00-1.01x at 256 and 4096; 2^26 1.00-1.03x, but
-  // doubles 0.98-0.99x. One more resident block an SM in its place (5 for 4-byte pairs) read 0.95-0.98x at 2^26
-  // for them.
+  // (stop 68) made the tiles longer: 2^24 int32 keys took one round of the grid in place of two, 2^26 four in place
+  // of five (with stop 75's two stashes of half the size, two and eight), so each block joins, looks back and writes
+  // out fewer tiles (barrier stalls are 15-16 % of the kernel's at runs of 8: Nsight Compute,
+  // results/NVIDIA_H100_80GB_HBM3-segmented-n26/ncu-by-key-7958858/). Same run against 6 (H100,
+  // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-stretch-x7.txt): 2^24 at runs of 8, 32 and 1..64 1.09-1.11x for
+  // int32 and maximum over floats, 1.04-1.05x for doubles, 1.00-1.01x at 256 and 4096; 2^26 1.00-1.03x, but doubles
+  // 0.98-0.99x. One more resident block an SM in its place (5 for 4-byte pairs) read 0.95-0.98x at 2^26 for them.
   template <class KeyT, class T>
   static constexpr long long warp_stretch = stash_runs<KeyT, T> * 7LL / chunk_group * chunk_group;
   // Items a warp may stream per tile where the sample chose the long-run lanes (runs averaging short_run_mean or

@@ -126,11 +126,11 @@ __device__ T look_back(const carry_slots<T>& slots, long long block, OpT op,
   }
 }
 
-/// look_back by one warp (every lane of it calls it together): 32 earlier blocks a round, the nearest prefix found by
-/// a ballot, so no block barrier per poll; the result is valid in every lane. Windows of 32 because the by-key stream
-/// kernel's walks wait on earlier tiles publishing, not on round trips: polling 4 or 8 earlier tiles a lane at once
-/// ran 0.80-0.99x there (stop 74). The bracketing of the combines is fixed by the block indices alone, as
-/// look_back's, though not the same as look_back's.
+/// look_back by one warp (every lane of it calls it together): 32 earlier blocks a round, the nearest prefix found by a
+/// ballot, so no block barrier per poll; the result is valid in every lane. Windows of 32 because the by-key stream
+/// kernel's walks waited on earlier tiles publishing, not on round trips: polling 4 or 8 earlier tiles a lane at once
+/// ran 0.80-0.99x there (stop 74, before that kernel deferred its walks by a tile at stop 75). The bracketing of the
+/// combines is fixed by the block indices alone, as look_back's, though not the same as look_back's.
 template <class T, class OpT>
 __device__ T warp_look_back(const carry_slots<T>& slots, long long block, OpT op) {
   namespace rw = ::reducelab::warp;

@@ -3,17 +3,21 @@
 // (agent/run_stretch.cuh), a block's 8 warps one tile of consecutive stretches.
 //
 // A block takes tiles blockIdx.x, blockIdx.x + gridDim.x, ...; for each, its warps stream their stretches and keep
-// the runs they hand out in shared memory (the stash: keys at their heads, values where they close), the block joins
-// its warps in order, publishes its head count and the run in progress at its end, and its warp 0 looks back over the
-// tiles before it (grid/segment_carries.cuh, the one-pass kernel's protocol) for the runs before the tile and for the
-// run in progress at its start. Then each warp stores its stashed runs at their places, in coalesced stores, and the
-// value of the run its first head closes. A warp whose stretch holds more runs than its part of the stash streams the
+// the runs they hand out in shared memory (a stash: keys at their heads, values where they close), and the block joins
+// its warps in order and publishes its head count and the run in progress at its end. The tile's runs then wait in
+// their stash while the block streams its next tile into the other one: only after that does its warp 0 look back
+// over the tiles before the waiting tile (grid/segment_carries.cuh, the one-pass kernel's protocol) for the runs
+// before it and for the run in progress at its start, and each warp store the waiting tile's stashed runs at their
+// places, in coalesced stores, and the value of the run its first head closes. Why deferred: a look-back waits for
+// every tile before it to have streamed and published, and a block that waited there loaded nothing meanwhile; one
+// tile later they have long published. A warp whose stretch holds more runs than its part of the stash streams the
 // stretch again once it knows its place, storing the runs past it directly (correct at any run length; the keys'
 // sample, block/run_density.cuh, keeps dense keys away from this kernel, so it is rare).
 //
 // Tile t waits only on tiles below it: in the same round they belong to lower blocks, in an earlier round to blocks
-// that have finished it. Every block of the grid must therefore be resident at once (the grid is the occupancy
-// calculator's blocks per SM times the SMs, as the merge-path pass's is).
+// that have streamed and published it (a block publishes each tile before it waits on anything for the one before).
+// Every block of the grid must therefore be resident at once (the grid is the occupancy calculator's blocks per SM
+// times the SMs, as the merge-path pass's is).
 #pragma once
 
 #include "reducelab/block/block_reduce.cuh"
@@ -159,7 +163,8 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
 
   // Tile t streams into one stash while the block's tile before it, t - gridDim.x, waits in the other for its place:
   // that tile's look-backs and stores come after t has streamed and published, so the tiles before it have long
-  // published too, and the look-backs find what they need without waiting for them.
+  // published too, and the look-backs find what they need without waiting for them. Against one stash of twice the
+  // size, placed at once: 1.04-1.05x at runs of 8, 2^26, but 0.95-1.02x at 2^24 (H100, stop 75; tuning.hpp's stashes).
   static_assert(PolicyT::stashes == 2, "reducelab: the stream path alternates two stashes");
   int slot = 0;  // the stash tile t streams into
   for (long long t = blockIdx.x; t - gridDim.x < tiles; t += gridDim.x, slot ^= 1) {
@@ -202,7 +207,11 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
     if (waiting < 0) continue;                 // (the same in every thread of the block)
     const typename storage_t::tile_stash& w = s.tiles[slot ^ 1];
     const bool last_tile = waiting + 1 == tiles;
-    // Its look-backs, by warp 0 alone (grid::warp_look_back): no block barrier per poll, one barrier for both.
+    // Its look-backs, by warp 0 alone (grid::warp_look_back): no block barrier per poll, one barrier for both. Against
+    // the block-wide walks (three barriers a poll), before the stashes were two: 1.00-1.03x (H100, stop 74,
+    // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-warp-look-back.txt). The whole block summing the run counts of
+    // the tiles since its own tile before, in place of the walk, ran 0.94-1.04x against it
+    // (by-key-deferred-placement.txt).
     if (waiting > 0 && warp == 0) {
       const long long before = grid::warp_look_back(counts, waiting, grid::count_sum{});
       if (lane == 0) {
