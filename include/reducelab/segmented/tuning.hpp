@@ -453,7 +453,7 @@ constexpr int by_key_min_blocks(int threads) {
 // items loaded before any is used), which on the H200 read runs of 256 and 4096 at 81 % of peak (2^26 int32 keys and
 // values; the one-pass kernel 46-49 %) and runs of one at 17 % (the one-pass kernel 65 %): hence the keys' sample
 // (block/run_density.cuh) and min_mean_run. The tile (8 warps x warp_stretch items) bounds the runs a block must keep
-// in its shared-memory stash before it knows their places: 320 runs a warp for 8-byte pairs (one of the two stashes,
+// in its shared-memory stash before it knows their places: 368 runs a warp for 8-byte pairs (one of the two stashes,
 // stash_bytes / stashes), so a warp overflows (and streams its stretch a second time) only where its runs average under
 // 7 items (warp_stretch).
 // As built, same run against the one-pass kernel alone (H200, 2^26, results/NVIDIA_H200-segmented/
@@ -520,7 +520,12 @@ struct by_key_stream_policy {
   template <class KeyT, class T>
   static constexpr bool both_widths = sizeof(KeyT) + sizeof(T) <= 8;
   static constexpr int chunk_group = chunks * 32 * items;  // items a warp loads before using any (either width)
-  static constexpr std::size_t stash_bytes = 40 * 1024;  // tiles' runs, before their places are known
+  // The tiles' runs, before their places are known: about as much as a static allocation allows (48 KiB a block;
+  // with the kernel's other shared variables 47.4-47.7 KiB, cuobjdump, sm_90). Same run against 40 KiB (H100, stop 76,
+  // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-46k-stash.txt): tiles 1.15x as long, 2^24 int32 keys with doubles
+  // and affine maps 1.04-1.05x at runs of 8, 32 and 1..64 (4 rounds of the grid in place of 5), 1.00x at 256; every
+  // other line 1.00-1.02x.
+  static constexpr std::size_t stash_bytes = 46 * 1024;
   // Two stashes: a block's tile streams into one while its tile before waits in the other for its place, whose
   // look-backs then find the tiles before it long published (kernels/stream_runs.cuh). Same run against one stash of
   // twice the size (H100, stop 75, results/NVIDIA_H100_80GB_HBM3-segmented/by-key-deferred-placement.txt): at 2^26 and
@@ -536,9 +541,9 @@ struct by_key_stream_policy {
   // runs of min_mean_run fit with room. With 4096 for every pair, doubles in runs of 8 (512 a stretch, 426 fit)
   // overflowed every warp and took 1.6x the one-pass kernel's time (H200, 2^26, stop 60). Runs of 7 rather than 6
   // (stop 68) made the tiles longer: 2^24 int32 keys took one round of the grid in place of two, 2^26 four in place
-  // of five (with stop 75's two stashes of half the size, two and eight), so each block joins, looks back and writes
-  // out fewer tiles (barrier stalls are 15-16 % of the kernel's at runs of 8: Nsight Compute,
-  // results/NVIDIA_H100_80GB_HBM3-segmented-n26/ncu-by-key-7958858/). Same run against 6 (H100,
+  // of five (with stop 75's two stashes of half the size, two and eight; with stop 76's 46 KiB, two and seven), so
+  // each block joins, looks back and writes out fewer tiles (barrier stalls are 15-16 % of the kernel's at runs of 8:
+  // Nsight Compute, results/NVIDIA_H100_80GB_HBM3-segmented-n26/ncu-by-key-7958858/). Same run against 6 (H100,
   // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-stretch-x7.txt): 2^24 at runs of 8, 32 and 1..64 1.09-1.11x for
   // int32 and maximum over floats, 1.04-1.05x for doubles, 1.00-1.01x at 256 and 4096; 2^26 1.00-1.03x, but doubles
   // 0.98-0.99x. One more resident block an SM in its place (5 for 4-byte pairs) read 0.95-0.98x at 2^26 for them.
