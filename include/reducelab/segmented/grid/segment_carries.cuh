@@ -154,6 +154,13 @@ __device__ T warp_look_back(const carry_slots<T>& slots, long long block, OpT op
   }
 }
 
+/// Publishes `runs`, the runs that start in tiles 0 to `tile`, as tile `tile`'s count prefix: a look-back over its
+/// counts from a later tile ends there.
+__device__ __forceinline__ void publish_tile_prefix(const carry_slots<long long>& counts, long long tile,
+                                                    long long runs) {
+  ::reducelab::grid::publish(counts.prefixes + tile, runs, counts.epoch);
+}
+
 /// Tile `tile`'s run count and the run in progress at its end (`closed`: a run starts in the tile), published at once
 /// for the tiles after it (one thread calls it, before the tile looks back, so that every look-back ends): tile 0's
 /// count as the prefix it is, the others' as aggregates. The by-key kernels' tiles (kernels/reduce_runs.cuh,
@@ -162,7 +169,7 @@ template <class T>
 __device__ __forceinline__ void publish_tile_runs(const carry_slots<long long>& counts, const carry_slots<T>& carries,
                                                   long long tile, long long heads, const T& carry, bool closed) {
   if (tile == 0) {
-    ::reducelab::grid::publish(counts.prefixes, heads, counts.epoch);
+    publish_tile_prefix(counts, 0, heads);
   } else {
     ::reducelab::grid::publish(counts.aggregates + tile, heads, counts.epoch);
   }
@@ -179,7 +186,7 @@ __device__ __forceinline__ long long runs_before_tile(const carry_slots<long lon
   const long long before = look_back<Threads>(counts, tile, count_sum{}, storage);
   if (threadIdx.x == 0) {
     shared = before;
-    ::reducelab::grid::publish(counts.prefixes + tile, before + tile_heads, counts.epoch);
+    publish_tile_prefix(counts, tile, before + tile_heads);
   }
   __syncthreads();
   return shared;

@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
       const long long before = grid::warp_look_back(counts, waiting, grid::count_sum{});
       if (lane == 0) {
         s.runs_before = before;
-        ::reducelab::grid::publish(counts.prefixes + waiting, before + w.tile_heads, counts.epoch);
+        grid::publish_tile_prefix(counts, waiting, before + w.tile_heads);
       }
       if (w.tile_has_head || last_tile) {
         const T carry = grid::warp_look_back(carries, waiting, op);
