@@ -278,6 +278,21 @@ __device__ __forceinline__ short_pass_plan decide_short_pass(const OffsetT* offs
 using ::reducelab::grid::release_dependent_launch;
 using ::reducelab::grid::wait_for_prerequisite_grid;
 
+/// Segment s's first element and length, both 0 where s is out of range (`valid` false); decreasing offsets are
+/// outside the contract, and give length 0 so that nothing is read. The thread and group modes' rounds load their
+/// segments' bounds this way.
+struct segment_bounds {
+  long long first;
+  long long length;
+};
+template <class OffsetT>
+__device__ __forceinline__ segment_bounds load_segment_bounds(const OffsetT* __restrict__ offsets, long long s,
+                                                              bool valid) {
+  const long long b = valid ? static_cast<long long>(offsets[s]) : 0;
+  const long long e = valid ? static_cast<long long>(offsets[s + 1]) : 0;
+  return {b, e > b ? e - b : 0};
+}
+
 /// K segments per thread (2 or 4) in each round of the block's segments: bounds of all K loaded, then element i of
 /// every one at once, folded in order. Every load is predicated rather than branched around, and the folds select
 /// rather than branch: written with branches, the same loop ran 1.2-1.3x slower than the harness's
@@ -295,12 +310,10 @@ __device__ __forceinline__ void reduce_short_round(const T* __restrict__ in, con
   for (int j = 0; j < K; ++j) {
     const long long s = first_segment + static_cast<long long>(j) * short_pass_threads;
     const bool valid = s < end_segment;
-    const long long b = valid ? static_cast<long long>(offsets[s]) : 0;
-    const long long e = valid ? static_cast<long long>(offsets[s + 1]) : 0;
-    const long long n = e > b ? e - b : 0;  // decreasing offsets are outside the contract; read nothing
-    const bool short_enough = n <= max_length;
-    first[j] = b;
-    length[j] = short_enough ? static_cast<int>(n) : 0;
+    const segment_bounds bounds = load_segment_bounds(offsets, s, valid);
+    const bool short_enough = bounds.length <= max_length;
+    first[j] = bounds.first;
+    length[j] = short_enough ? static_cast<int>(bounds.length) : 0;
     mine |= valid && short_enough ? 1u << j : 0u;
     longest = length[j] > longest ? length[j] : longest;
     // The merge-path pass's: any thread that meets one, the same value. Not listed (hand_back_listed): listing it
@@ -396,12 +409,10 @@ __device__ __forceinline__ void reduce_group_segments(const T* __restrict__ in, 
   for (int j = 0; j < K; ++j) {
     const long long s = first_segment + j * stride;
     const bool valid = s < num_segments;
-    const long long b = valid ? static_cast<long long>(offsets[s]) : 0;
-    const long long e = valid ? static_cast<long long>(offsets[s + 1]) : 0;
-    const long long n = e > b ? e - b : 0;  // decreasing offsets are outside the contract; read nothing
-    const bool short_enough = n <= max_length;
-    first[j] = b;
-    length[j] = short_enough ? static_cast<int>(n) : 0;
+    const segment_bounds bounds = load_segment_bounds(offsets, s, valid);
+    const bool short_enough = bounds.length <= max_length;
+    first[j] = bounds.first;
+    length[j] = short_enough ? static_cast<int>(bounds.length) : 0;
     mine |= valid && short_enough ? 1u << j : 0u;
     mine |= short_enough ? 0u : 1u << (longer_bits + j);
     longest = length[j] > longest ? length[j] : longest;
