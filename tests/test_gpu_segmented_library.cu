@@ -1111,9 +1111,9 @@ TEST(LibraryReduceByKey, StreamPathWithShortRunLanesAtEveryRunLength) {
 TEST(LibraryReduceByKey, StreamPathWithLongRunStretches) {
   REDUCELAB_SKIP_WITHOUT_GPU();
   // Past one round of the resident grid at warp_stretch (2^25 keys), the long-run choice streams as few rounds as
-  // stretches of up to long_run_warp_stretch make (one here), each warp's stretch several times warp_stretch (about 4
-  // for int32 values and 8 for doubles since stop 75's two stashes; both take it since stop 65); at runs of one every
-  // warp's stash overflows and it streams its stretch again.
+  // stretches of up to long_run_warp_stretch make (one here), each warp's stretch several times warp_stretch (with 132
+  // SMs and the 46 KiB stash of stop 76, about 3 for int32 values and 7 for doubles; both take it since stop 65); at
+  // runs of one every warp's stash overflows and it streams its stretch again.
   // An n that ends in a partial chunk.
   constexpr std::size_t n = (std::size_t{1} << 25) + 77;
   using policy = reducelab::segmented::tuning::by_key_stream_policy;
