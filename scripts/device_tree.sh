@@ -4,7 +4,7 @@
 #   bash scripts/device_tree.sh slim      # before the call: move the listed results aside (into .devcarry/aside/)
 #   bash scripts/device_tree.sh restore   # after it: move them back (git status is clean again)
 # The tool copies every tracked file (64 MiB in all, carried paths included). The listed files are issue 11's full
-# sweeps and issue 12's tune records, about 25 MB that no device step reads; without them the tree is about 22 MB, and
+# sweeps and issue 12's tune records, about 25 MB that no device step reads, and issue 12's A/B records (2.5 MB); without them the tree is about 21 MB, and
 # pack_for_device.sh's CLI with the whole test_gpu (about 39 MB packed) fits beside it (stop 68 ran CTest that way).
 # `slim` refuses to run twice; `restore` refuses to overwrite a file that came back in the meantime.
 set -euo pipefail
@@ -16,6 +16,8 @@ unneeded=(
   results/NVIDIA_H100_80GB_HBM3-lib/tune.json
 )
 for f in results/NVIDIA_H100_80GB_HBM3-lib/retune-*-tune.json; do unneeded+=("$f"); done
+# issue 12's same-run A/B records and Nsight Compute archives (about 2.5 MB), which no device step reads either
+while IFS= read -r f; do unneeded+=("$f"); done < <(git ls-files 'results/*-lib/*/*.csv' 'results/*-lib/*/*.tgz')
 case ${1:-} in
   slim)
     [ -e "$aside" ] && { echo "device_tree.sh: $aside exists; restore first" >&2; exit 1; }
