@@ -524,7 +524,9 @@ struct by_key_stream_policy {
   // with the kernel's other shared variables 47.4-47.7 KiB, cuobjdump, sm_90). Same run against 40 KiB (H100, stop 76,
   // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-46k-stash.txt): tiles 1.15x as long, 2^24 int32 keys with doubles
   // and affine maps 1.04-1.05x at runs of 8, 32 and 1..64 (4 rounds of the grid in place of 5), 1.00x at 256; every
-  // other line 1.00-1.02x.
+  // other line 1.00-1.02x. Larger stashes in dynamic shared memory, as much as min_blocks resident blocks leave (54 KiB
+  // for pairs of up to 8 bytes, 73 KiB for larger ones), ran 0.96-0.99x at 2^26 and 1.02-1.03x only at 2^24 for int32
+  // keys with doubles (H100, stop 77, with one block barrier a tile: by-key-dynamic-stash.txt).
   static constexpr std::size_t stash_bytes = 46 * 1024;
   // Two stashes: a block's tile streams into one while its tile before waits in the other for its place, whose
   // look-backs then find the tiles before it long published (kernels/stream_runs.cuh). Same run against one stash of
