@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# stop 77 (copy of stop 76's verify.sh): lead/dyn-stash's binaries (one barrier a tile, the dynamic stash)
-# whichever GPU comes, cut to the device time left: with lead/one-barrier's binaries (753a06b, build.tar.xz in
-# .devcarry/s76v; commit in build/COMMIT), device_run.sh segmented (the segmented GPU tests; memcheck, racecheck and
-# synccheck over the by-key stream path's 6 tests, the only ones that reach its kernel, which serves n >= 2^24;
-# `reducelab segmented check`; about 256 s on the H100), then segcompares (2^26 first, then 2^24, about 100 s). Run it
-# from .devcarry/s76v with that carry, BUDGET=480 or so; slim first.
+# stop 77, as it ran (.devcarry/s77v/verify.sh, STEPS=segmented BUDGET=265, after stop77/stash-dyn-ab.sh in the same
+# call): the GPU tests of b4292fc (local branch lead/dyn-stash: one block barrier a tile and the dynamic stash;
+# build.tar.xz in .devcarry/s77v, commit in build/COMMIT): device_run.sh segmented (the segmented GPU tests; memcheck,
+# racecheck and synccheck over the by-key stream path's 6 tests; `reducelab segmented check`), cut by the budget in
+# racecheck. A copy of stop 76's verify.sh with STEPS added; since stop 77 scripts/device_verify.sh does this for any
+# carried build.
 set -uo pipefail
 d=$(cd "$(dirname "$0")" && pwd)
 cd "$d/../.."
