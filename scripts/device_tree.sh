@@ -4,8 +4,10 @@
 #   bash scripts/device_tree.sh slim      # before the call: move the listed results aside (into .devcarry/aside/)
 #   bash scripts/device_tree.sh restore   # after it: move them back (git status is clean again)
 # The tool copies every tracked file (64 MiB in all, carried paths included). The listed files are issue 11's full
-# sweeps and issue 12's tune records, about 25 MB that no device step reads, and issue 12's A/B records (2.5 MB); without them the tree is about 21 MB, and
-# pack_for_device.sh's CLI with the whole test_gpu (about 39 MB packed) fits beside it (stop 68 ran CTest that way).
+# sweeps and issue 12's tune records (about 25 MB) and issue 12's A/B records (2.5 MB), which no device step reads;
+# without them the tree is about 21 MB, and pack_for_device.sh's CLI with the whole test_gpu (about 39 MB packed) fits
+# beside it with room for a harness A/B's binaries (stop 77: 3.2 MB; with the A/B records in the tree, the tool
+# refused that call, at 66.2 MB by pack_for_device.sh's byte count).
 # `slim` refuses to run twice; `restore` refuses to overwrite a file that came back in the meantime.
 set -euo pipefail
 cd "$(dirname "$0")/.."
