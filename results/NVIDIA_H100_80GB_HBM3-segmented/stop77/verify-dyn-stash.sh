@@ -3,8 +3,8 @@
 # call): the GPU tests of b4292fc (local branch lead/dyn-stash: one block barrier a tile and the dynamic stash;
 # build.tar.xz in .devcarry/s77v, commit in build/COMMIT): device_run.sh segmented (the segmented GPU tests; memcheck,
 # racecheck and synccheck over the by-key stream path's 6 tests; `reducelab segmented check`), cut by the budget in
-# racecheck. A copy of stop 76's verify.sh with STEPS added; since stop 77 scripts/device_verify.sh does this for any
-# carried build.
+# racecheck. Stop 76's prepared verify script with STEPS added (that one, never run, is gone); since stop 77
+# scripts/device_verify.sh does this for any carried build.
 set -uo pipefail
 d=$(cd "$(dirname "$0")" && pwd)
 cd "$d/../.."
