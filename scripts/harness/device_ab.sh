@@ -22,5 +22,5 @@ if [ $rc -ne 0 ] && [ -s "$OUT/ab.txt" ]; then
     tail -1)" >> "$OUT/ab-summary.txt"
   python3 scripts/harness/ab_turns.py --summarize "$OUT/ab.txt" >> "$OUT/ab-summary.txt" 2>&1
 fi
-grep -E '^2\^[0-9]+ |WRONG|fail|ended early' "$OUT/ab-summary.txt" | head -60
+grep -iE '^2\^[0-9]+ |WRONG|fail|ended early' "$OUT/ab-summary.txt" | head -60
 echo "WRONG lines in the raw log: $(grep -c WRONG "$OUT/ab.txt")"
