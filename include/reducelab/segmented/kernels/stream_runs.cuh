@@ -227,7 +227,13 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
       now.tile_carry = carry;
       grid::publish_tile_runs(counts, carries, t, heads, carry, any);
     }
-    if (waiting < 0) continue;  // (the same in every thread of the block)
+    if (waiting < 0) {  // (the same in every thread of the block)
+      // Warp 0's lanes read what thread 0 joins here (tile_has_head) in their look-backs one round on, before that
+      // round's barrier: this warp barrier orders them, as the one at the loop's end does in later rounds. Without it
+      // compute-sanitizer racecheck reported the pair (H100, stop 77, b4292fc: racecheck-one-barrier-b4292fc.log).
+      __syncwarp();
+      continue;
+    }
     const long long runs_before = waiting > 0 ? s.runs_before[slot] : 0;
     const T carry_in = waiting > 0 && (w.tile_has_head || last_tile) ? s.carry_in[slot] : id;
 
