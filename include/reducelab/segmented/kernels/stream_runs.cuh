@@ -14,10 +14,9 @@
 // stretch again once it knows its place, storing the runs past it directly (correct at any run length; the keys'
 // sample, block/run_density.cuh, keeps dense keys away from this kernel, so it is rare).
 //
-// Tile t waits only on tiles below it: in the same round they belong to lower blocks, in an earlier round to blocks
-// that have streamed and published it (a block publishes each tile before it waits on anything for the one before).
-// Every block of the grid must therefore be resident at once (the grid is the occupancy calculator's blocks per SM
-// times the SMs, as the merge-path pass's is).
+// A tile's look-backs wait only on tiles below it, and before a block publishes tile t it waits only on the look-backs
+// of t - gridDim.x: so, by induction on the tile index, every tile is published, provided every block of the grid is
+// resident at once (the grid is the occupancy calculator's blocks per SM times the SMs, as the merge-path pass's is).
 #pragma once
 
 #include "reducelab/block/block_reduce.cuh"
@@ -95,8 +94,11 @@ struct stream_runs_storage {
     T tile_carry;               // the run in progress at the tile's end (without the carry-in if no head)
   };
   tile_stash tiles[PolicyT::stashes];  // a block's tile streams into one while its tile before waits in the other
-  long long runs_before;               // the waiting tile's look-backs (warp 0's), for every warp
-  T carry_in;
+  // The waiting tile's look-backs (warp 0's), for every warp, by the slot of the tile that streamed meanwhile: warp 0
+  // writes the next tile's before the slowest warp may have read these (no barrier between its stores and the next
+  // tile's streaming).
+  long long runs_before[PolicyT::stashes];
+  T carry_in[PolicyT::stashes];
 };
 
 /// Stores a warp's runs in its part of the stash, up to its capacity (pass 1), or the runs past it at their places
@@ -169,6 +171,9 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
   int slot = 0;  // the stash tile t streams into
   for (long long t = blockIdx.x; t - gridDim.x < tiles; t += gridDim.x, slot ^= 1) {
     typename storage_t::tile_stash& now = s.tiles[slot];
+    const typename storage_t::tile_stash& w = s.tiles[slot ^ 1];
+    const long long waiting = t - gridDim.x;  // the tile whose runs wait in the other stash
+    const bool last_tile = waiting + 1 == tiles;
     if (t < tiles) {
       const long long begin = t * tile + warp * stretch;
       const long long end = begin + stretch < n ? begin + stretch : n;
@@ -176,6 +181,25 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
         run_emitter<true, KeyT, T> stash{now.keys[warp], now.values[warp], storage_t::stash, 0};
         const auto p = stream_stretch<PolicyT>(short_runs, keys, values, begin, end, op, equal, stash);
         if (lane == 0) now.pieces[warp] = p;
+      }
+    }
+    // The waiting tile's look-backs, by warp 0 alone once it has streamed (grid::warp_look_back): no block barrier per
+    // poll, and the one barrier below serves them and tile t's join. Against the block-wide walks (three barriers a
+    // poll), before the stashes were two: 1.00-1.03x (H100, stop 74, results/NVIDIA_H100_80GB_HBM3-segmented/
+    // by-key-warp-look-back.txt). The whole block summing the run counts of the tiles since its own tile before, in
+    // place of the walk, ran 0.94-1.04x against it (by-key-deferred-placement.txt). With this one barrier a tile in
+    // place of two (thread 0 joins tile t while the other warps store the waiting tile): 1.00-1.02x at 2^26, 1.01x at
+    // runs of 8, 0.99-1.03x at 2^24; the look-backs before streaming instead, 0.94-1.01x (H100, stop 76,
+    // by-key-one-barrier.txt).
+    if (waiting > 0 && warp == 0) {
+      const long long before = grid::warp_look_back(counts, waiting, grid::count_sum{});
+      if (lane == 0) {
+        s.runs_before[slot] = before;
+        grid::publish_tile_prefix(counts, waiting, before + w.tile_heads);
+      }
+      if (w.tile_has_head || last_tile) {
+        const T carry = grid::warp_look_back(carries, waiting, op);
+        if (lane == 0) s.carry_in[slot] = carry;
       }
     }
     __syncthreads();
@@ -203,29 +227,15 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
       now.tile_carry = carry;
       grid::publish_tile_runs(counts, carries, t, heads, carry, any);
     }
-    const long long waiting = t - gridDim.x;  // the tile whose runs wait in the other stash
-    if (waiting < 0) continue;                 // (the same in every thread of the block)
-    const typename storage_t::tile_stash& w = s.tiles[slot ^ 1];
-    const bool last_tile = waiting + 1 == tiles;
-    // Its look-backs, by warp 0 alone (grid::warp_look_back): no block barrier per poll, one barrier for both. Against
-    // the block-wide walks (three barriers a poll), before the stashes were two: 1.00-1.03x (H100, stop 74,
-    // results/NVIDIA_H100_80GB_HBM3-segmented/by-key-warp-look-back.txt). The whole block summing the run counts of
-    // the tiles since its own tile before, in place of the walk, ran 0.94-1.04x against it
-    // (by-key-deferred-placement.txt).
-    if (waiting > 0 && warp == 0) {
-      const long long before = grid::warp_look_back(counts, waiting, grid::count_sum{});
-      if (lane == 0) {
-        s.runs_before = before;
-        grid::publish_tile_prefix(counts, waiting, before + w.tile_heads);
-      }
-      if (w.tile_has_head || last_tile) {
-        const T carry = grid::warp_look_back(carries, waiting, op);
-        if (lane == 0) s.carry_in = carry;
-      }
+    if (waiting < 0) {  // (the same in every thread of the block)
+      // Warp 0's lanes read what thread 0 joins here (tile_has_head) in their look-backs one round on, before that
+      // round's barrier: this warp barrier orders them, as the one at the loop's end does in later rounds. Without it
+      // compute-sanitizer racecheck reported the pair (H100, stop 77, b4292fc: racecheck-one-barrier-b4292fc.log).
+      __syncwarp();
+      continue;
     }
-    __syncthreads();
-    const long long runs_before = waiting > 0 ? s.runs_before : 0;
-    const T carry_in = waiting > 0 && (w.tile_has_head || last_tile) ? s.carry_in : id;
+    const long long runs_before = waiting > 0 ? s.runs_before[slot] : 0;
+    const T carry_in = waiting > 0 && (w.tile_has_head || last_tile) ? s.carry_in[slot] : id;
 
     // Place this warp's runs of the waiting tile: keys from its first head on, values of the runs it closes after its
     // first head, then the value of the run its first head closes.
@@ -253,8 +263,9 @@ __global__ void __launch_bounds__(PolicyT::threads, MinBlocks)
       *num_runs = static_cast<NumRunsT>(total);
     }
     // A warp reads and writes only its own part of a stash (thread 0, which joins the others' pieces, does so after
-    // the next barrier), and runs_before and carry_in are written again only after the next barrier: no block barrier
-    // here, only the warp's, before its lanes stream into the stash whose runs they have just stored.
+    // the next barrier; warp 0's next look-backs read what thread 0 joined in this one), and runs_before and carry_in
+    // are kept by slot: no block barrier here, only the warp's, before its lanes stream into the stash whose runs they
+    // have just stored.
     __syncwarp();
   }
 }
