@@ -133,14 +133,19 @@ __device__ __forceinline__ run_stretch_pieces<KeyT, T> stream_run_stretch(const 
     // values, and the heads before each lane are counted from ballots of its head count's bits (three for 4 items a
     // lane, four for 8): per chunk with heads, 13 shuffle calls fewer than a flagged scan and a shuffled count scan.
     const unsigned lanes_before = (1u << lane) - 1u;
-    const unsigned lanes_upto = lanes_before | (1u << lane);
     T x = any ? tail : lead;
+    // Before step d, bit l of `open` says that lanes (l - d, l] hold no head (and all exist): x of lane l is then not
+    // closed and the piece of the d lanes before it joins in front. `open` shrinks step by step, and the scan ends at
+    // the first step where no lane d or above would join: the longest gap between heads sets its depth, so a chunk
+    // with a head in every lane (runs of Items) takes no step and one with a head every 4 lanes takes two. The ballot
+    // is the warp's, so every lane leaves at the same step.
+    unsigned open = ~with_heads;
 #pragma unroll
     for (int d = 1; d < rw::threads_per_warp; d *= 2) {
+      if ((open & (~0u << d)) == 0) break;
       const T earlier = rw::shfl_idx(x, lane >= d ? lane - d : lane);
-      // x holds lanes (lane - d, lane]: closed if a head lies there, else the earlier lanes' piece joins in front
-      const unsigned window = lane >= d ? lanes_upto & ~((1u << (lane - d + 1)) - 1u) : lanes_upto;
-      if (lane >= d && (with_heads & window) == 0) x = op(earlier, x);
+      if (lane >= d && ((open >> lane) & 1u) != 0) x = op(earlier, x);
+      open &= open << d;
     }
     T before_lane = rw::shfl_idx(x, lane > 0 ? lane - 1 : 0);
     const bool before_closed = (with_heads & lanes_before) != 0;
