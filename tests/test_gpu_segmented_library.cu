@@ -1074,6 +1074,20 @@ void expect_stream_path_at_every_run_length(by_key_call call) {
        {2LL, 3LL, 7LL, 8LL, 127LL, 128LL, 129LL, 256LL, 4096LL, stretch - 1, stretch + 1, tile + 3}) {
     both(keys_of_runs(uniform(5 * tile / length + 3, length)), 201 + length, "runs of " + std::to_string(length));
   }
+  // The lanes' segmented scan stops at the first step where no lane joins (agent/run_stretch.cuh): runs of a whole
+  // number of lanes' items put a head every 1, 2, 3, 5, 9, 17 and 33 lanes, for 0 to 5 steps, in both lane widths
+  // (4 and 8 items); then such lengths mixed, so that chunks of one stretch stop at different steps.
+  for (long long lanes : {1LL, 2LL, 3LL, 5LL, 9LL, 17LL, 33LL}) {
+    for (long long items : {4LL, 8LL}) {
+      const long long length = lanes * items;
+      both(keys_of_runs(uniform(5 * tile / length + 3, length)), 400 + length,
+           "runs of " + std::to_string(length) + " (a head every " + std::to_string(lanes) + " lanes of " +
+               std::to_string(items) + ")");
+    }
+  }
+  std::vector<long long> whole_lanes = random_lengths(8'000, 1, 33, 420);
+  for (long long& length : whole_lanes) length *= 8;
+  both(keys_of_runs(whole_lanes), 421, "runs of 8 x 1..33");
   // A warp whose runs just fit its stash, and one with one more than fits (keys: stash, stash + 1 heads).
   for (long long heads : {stash - 1, stash, stash + 1, stash + 2}) {
     std::vector<long long> lengths = uniform(heads - 1, 1);
