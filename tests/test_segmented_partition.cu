@@ -3,13 +3,16 @@
 // boundaries — plus a CPU mirror of one block's walk (agent/merge_path_block.cuh: tiles, threads, the block scan, long
 // runs) and of the look-back over the blocks' carries (segmented/grid/segment_carries.cuh: 32 blocks per round, the
 // nearest published prefix), run with a non-commutative functor against the in-order fold of every segment; and the
-// decision both passes of the one-array path take on the device (kernels/short_segments.cuh).
+// decision both passes of the one-array path take on the device (kernels/short_segments.cuh); and the lanes' segmented
+// scan of reduce_by_key's stream path (agent/run_stretch.cuh), which takes only the steps that have work.
+#include "reducelab/segmented/agent/run_stretch.cuh"
 #include "reducelab/segmented/kernels/short_segments.cuh"
 #include "reducelab/segmented/merge_path.cuh"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <random>
@@ -949,4 +952,120 @@ TEST(SegmentedShortPass, GroupModeLinesAndShapes) {
   EXPECT_EQ(k::short_pass_group_grid(80, 132), 3);
   EXPECT_EQ(k::short_pass_group_grid(0, 132), 0);
   EXPECT_EQ(k::short_pass_grid(0, 132), 0);
+}
+
+namespace head_gaps_test {
+
+namespace gaps = reducelab::segmented::agent::lane_head_gaps;
+constexpr int lanes = 32;
+
+/// A lane's piece: the lanes whose items it holds, in order (joining concatenates: associative, not commutative).
+using piece = std::vector<int>;
+
+struct lane_scan {
+  std::array<piece, lanes> x;
+  int steps = 0;
+};
+
+/// stream_run_stretch's scan of the lanes' pieces, 32 lanes emulated: at each step every lane reads the piece d lanes
+/// before it as it was before the step (a shuffle), then the lanes that join put it in front of their own. With
+/// `early`, the scan stops where lane_head_gaps says no lane joins, as the kernel does; without, it takes all five
+/// steps.
+lane_scan scan(unsigned with_heads, bool early) {
+  lane_scan s;
+  for (int l = 0; l < lanes; ++l) s.x[static_cast<std::size_t>(l)] = {l};
+  unsigned open = gaps::open_lanes(with_heads);
+  for (int d = 1; d < lanes; d *= 2) {
+    if (early && gaps::done(open, d)) break;
+    ++s.steps;
+    const std::array<piece, lanes> before = s.x;
+    for (int l = 0; l < lanes; ++l) {
+      if (!gaps::joins(open, l, d)) continue;
+      piece joined = before[static_cast<std::size_t>(l - d)];
+      const piece& own = before[static_cast<std::size_t>(l)];
+      joined.insert(joined.end(), own.begin(), own.end());
+      s.x[static_cast<std::size_t>(l)] = joined;
+    }
+    open = gaps::after_step(open, d);
+  }
+  return s;
+}
+
+/// What each lane must hold after the scan: its lanes from the last one at or before it that holds a head (lane 0 where
+/// none does) up to itself.
+piece expected_piece(unsigned with_heads, int lane) {
+  int from = lane;
+  while (from > 0 && ((with_heads >> from) & 1u) == 0) --from;
+  piece p;
+  for (int l = from; l <= lane; ++l) p.push_back(l);
+  return p;
+}
+
+/// The steps that have work: offset d has one where some lane l >= d has d lanes without a head ending at it.
+int expected_steps(unsigned with_heads) {
+  int widest = 0;  // the longest such gap, no longer than the lanes before its last lane
+  for (int l = 1; l < lanes; ++l) {
+    int gap = 0;
+    while (gap <= l && ((with_heads >> (l - gap)) & 1u) == 0) ++gap;
+    widest = std::max(widest, std::min(gap, l));
+  }
+  int steps = 0;
+  for (int d = 1; d < lanes && d <= widest; d *= 2) ++steps;
+  return steps;
+}
+
+void expect_scan(unsigned with_heads) {
+  const lane_scan early = scan(with_heads, true);
+  const lane_scan full = scan(with_heads, false);
+  ASSERT_EQ(full.steps, 5);
+  EXPECT_EQ(early.steps, expected_steps(with_heads)) << "heads 0x" << std::hex << with_heads;
+  for (int l = 0; l < lanes; ++l) {
+    const piece want = expected_piece(with_heads, l);
+    ASSERT_EQ(full.x[static_cast<std::size_t>(l)], want) << "full scan, lane " << l << ", heads 0x" << std::hex
+                                                         << with_heads;
+    ASSERT_EQ(early.x[static_cast<std::size_t>(l)], want) << "early exit, lane " << l << ", heads 0x" << std::hex
+                                                          << with_heads;
+  }
+}
+
+/// Heads every `every` lanes from lane `first`.
+unsigned heads_every(int every, int first = 0) {
+  unsigned m = 0;
+  for (int l = first; l < lanes; l += every) m |= 1u << l;
+  return m;
+}
+
+}  // namespace head_gaps_test
+
+TEST(StreamRunLanesScan, StepsFollowTheLongestGapBetweenHeads) {
+  using namespace head_gaps_test;
+  // Runs of Items items a lane at 4 or 8 items a lane: a head in every lane, no step; every 2 lanes one, every 3 or
+  // 4 two, every 5 three, every 9 four, every 17 or more all five.
+  const std::pair<int, int> every_steps[] = {{1, 0}, {2, 1}, {3, 2}, {4, 2}, {5, 3}, {8, 3}, {9, 4}, {16, 4}, {17, 5},
+                                             {32, 5}, {33, 5}};
+  for (const auto& [every, steps] : every_steps) {
+    EXPECT_EQ(scan(heads_every(every), true).steps, steps) << "a head every " << every << " lanes";
+    expect_scan(heads_every(every));
+    expect_scan(heads_every(every, every / 2));  // the first head past lane 0
+  }
+  EXPECT_EQ(scan(0u, true).steps, 5);          // no head: lane 31 needs all 31 lanes before it
+  EXPECT_EQ(scan(1u << 31, true).steps, 5);    // one at the last lane: lane 30 needs lanes 0..29
+  EXPECT_EQ(scan(~1u, true).steps, 0);         // a head everywhere but lane 0: lane 0 has nothing before it
+  EXPECT_EQ(scan(~2u, true).steps, 1);         // lane 1 alone joins lane 0
+  EXPECT_EQ(scan(~(3u << 16), true).steps, 2); // lanes 16 and 17 without heads: lane 17 needs two steps
+  for (unsigned m : {0u, 1u, 1u << 31, ~1u, ~2u, ~(3u << 16), 0xffffffffu}) expect_scan(m);
+}
+
+TEST(StreamRunLanesScan, EarlyExitGivesTheFullScansPiecesOnRandomHeads) {
+  using namespace head_gaps_test;
+  std::mt19937_64 rng(79);
+  for (double density : {0.02, 0.1, 0.3, 0.5, 0.8, 0.97}) {
+    std::bernoulli_distribution head(density);
+    for (int i = 0; i < 4000; ++i) {
+      unsigned m = 0;
+      for (int l = 0; l < lanes; ++l) m |= head(rng) ? 1u << l : 0u;
+      expect_scan(m);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
 }
