@@ -4,6 +4,7 @@
 # stream, within BUDGET seconds (device_call.sh). Where the budget ends the run early, the rows come from the raw log
 # so far (ab_turns.py --summarize), and the passes missing are said. Brings back <name>.tgz: ab.txt (raw log) and
 # ab-summary.txt.
+#   bash scripts/harness/build_ab.sh .devcarry/<name> main=HEAD lead=<branch>   # here: the binaries
 #   bash scripts/device_tree.sh slim                      # here, before the call; restore after it
 #   run: BUDGET=150 bash scripts/harness/device_ab.sh .devcarry/<name> --trees main,lead --configs int,dbl \
 #          --sizes 26,24 --args '8,32,256,-1 9'           (carry .devcarry/<name>; other ab_turns.py options pass on)
